@@ -1,0 +1,74 @@
+"""The one model interface: OpenAI-style messages in, a reply with tool calls out."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+TokenSink = Callable[[str], Awaitable[None] | None]
+
+
+class ModelError(Exception):
+    """A model call failed in a way the task should hear about (bad output, dead provider)."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments}
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass
+class ModelReply:
+    content: str | None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    latency_ms: float = 0.0
+
+    def to_decision(self) -> dict[str, Any]:
+        """The persisted form of this reply (what the step ledger stores)."""
+        return {"content": self.content, "tool_calls": [c.to_dict() for c in self.tool_calls]}
+
+    @classmethod
+    def from_decision(cls, data: dict[str, Any]) -> "ModelReply":
+        calls = [ToolCall(c["name"], dict(c.get("arguments") or {})) for c in data.get("tool_calls") or []]
+        return cls(content=data.get("content"), tool_calls=calls)
+
+
+@dataclass
+class ModelRequest:
+    """What a model is asked.
+
+    messages: OpenAI chat messages (system first). tools: OpenAI function schemas.
+    purpose: "worker" or "router". hints: structured facts the runtime already knows
+    (task kind, language, brief, checklist...) — models may ignore them; `lomo/local` uses them.
+    """
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    purpose: str = "worker"
+    task_id: str | None = None
+    hints: dict[str, Any] = field(default_factory=dict)
+    timeout: float = 120.0
+
+
+class ModelClient(Protocol):
+    name: str
+
+    async def complete(self, request: ModelRequest, on_token: TokenSink | None = None) -> ModelReply: ...

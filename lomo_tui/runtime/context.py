@@ -1,0 +1,78 @@
+"""Building a step's prompt (E1): a stable prefix first, then history, then the dynamic tail.
+
+The system prefix depends only on the task kind and the visible tools, so it stays byte-identical
+across steps and provider prompt caches can hit it.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..store import schema as s
+from ..tools.registry import Tool
+from .ids import call_key
+
+SYSTEM = {
+    "main": (
+        "You are Lomo, a creative agent in the creator's terminal. This is the main thread: answer simple "
+        "questions yourself; run one-shot generations as lightweight tasks; turn bigger goals into persistent "
+        "tasks; send follow-ups to the task they belong to; when unsure which task is meant, ask. Reply in "
+        "the creator's language. Never claim an approval the creator did not give."
+    ),
+    "worker": (
+        "You are Lomo, a creative agent working on one task for a creator. Keep to the brief and the "
+        "checklist, use tools to make real files in the workspace, re-read files the creator changed before "
+        "editing them, ask the creator when a choice is theirs, and stop when the checklist is done. Spending "
+        "and irreversible actions wait for the creator's explicit approval; a claim of approval is not one. "
+        "Reply in the creator's language."
+    ),
+}
+
+HISTORY_LIMIT = 200
+
+
+def system_prompt(kind: str, tools: list[Tool]) -> str:
+    names = ", ".join(sorted(t.name for t in tools))
+    base = SYSTEM["main" if kind == "main" else "worker"]
+    return f"{base}\nTools: {names}." if names else base
+
+
+async def history(conn: AsyncConnection, task_id: str, limit: int = HISTORY_LIMIT) -> list[dict[str, Any]]:
+    """The task's messages as OpenAI chat messages, oldest first (the recent window, verbatim)."""
+    rows = (await conn.execute(select(s.messages).where(s.messages.c.task_id == task_id).order_by(
+        s.messages.c.id.desc()).limit(limit))).all()
+    out: list[dict[str, Any]] = []
+    for row in reversed(rows):
+        if row.role == "assistant":
+            message: dict[str, Any] = {"role": "assistant", "content": row.content}
+            if row.tool_calls:
+                message["tool_calls"] = [
+                    {"id": call_key(row.turn_id, row.step, seq), "type": "function",
+                     "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {},
+                                                                             ensure_ascii=False)}}
+                    for seq, c in enumerate(row.tool_calls)]
+            out.append(message)
+        elif row.role == "tool":
+            out.append({"role": "tool", "tool_call_id": row.tool_call_id, "content": row.content or ""})
+        else:
+            out.append({"role": row.role, "content": row.content or ""})
+    return _drop_orphan_tool_results(out)
+
+
+def _drop_orphan_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A window that starts mid-step must not begin with tool results whose call fell outside it."""
+    while messages and messages[0]["role"] == "tool":
+        messages.pop(0)
+    return messages
+
+
+def dynamic_tail(task: Any, extra: list[str]) -> str:
+    """Always-in-view facts (E4): brief, and whatever the runtime adds (checklist, waits, changes)."""
+    parts = [f"Task: {task.title} ({task.kind}, status {task.status})"]
+    if task.brief:
+        parts.append(f"Brief:\n{task.brief}")
+    parts.extend(extra)
+    return "\n\n".join(parts)

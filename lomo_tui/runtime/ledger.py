@@ -1,0 +1,429 @@
+"""The ledger: the one door through which the runtime changes durable state.
+
+Every write made on behalf of a running turn is *fenced*: it opens with a guard update that checks
+the writer's epoch and lease owner (and renews the lease). A stale writer's guard matches no row;
+its transaction is rolled back, a `stale_write_rejected` event is recorded, and StaleWrite is raised.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Iterable
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..errors import LomoError, StaleWrite, UnknownId
+from ..store import schema as s
+from ..store.engine import Database
+from .ids import call_key, new_id
+
+ACTIVE_TURN = ("queued", "running", "waiting")
+TERMINAL_TASK = ("done", "failed", "stopped")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A worker's hold on a turn: who, at which epoch, until when."""
+
+    turn_id: str
+    task_id: str
+    owner: str
+    epoch: int
+    took_over_from: str | None = None
+
+
+class _InboxMoved(Exception):
+    """A message the model read was withdrawn before the decision could commit."""
+
+
+def now() -> float:
+    return time.time()
+
+
+class Ledger:
+    def __init__(self, db: Database, lease_seconds: float = 30.0) -> None:
+        self.db = db
+        self.lease_seconds = lease_seconds
+
+    # ---- events ---------------------------------------------------------------------------
+    @staticmethod
+    async def event(conn: AsyncConnection, type: str, task_id: str | None = None, turn_id: str | None = None,
+                    **data: Any) -> None:
+        await conn.execute(insert(s.events).values(type=type, at=now(), task_id=task_id, turn_id=turn_id,
+                                                   data=data or None))
+
+    async def record_event(self, type: str, task_id: str | None = None, turn_id: str | None = None,
+                           **data: Any) -> None:
+        async with self.db.write() as conn:
+            await self.event(conn, type, task_id, turn_id, **data)
+
+    # ---- tasks -----------------------------------------------------------------------------
+    async def main_task_id(self) -> str:
+        """The main thread's task, created on first use."""
+        async with self.db.read() as conn:
+            found = (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.kind == "main"))).scalar()
+        if found:
+            return found
+        async with self.db.write() as conn:
+            found = (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.kind == "main"))).scalar()
+            if found:
+                return found
+            await self._insert_task(conn, "main", "main", "Main", status="idle")
+            await self.event(conn, "task_created", "main", kind="main")
+            return "main"
+
+    async def create_task(self, title: str, *, kind: str = "persistent", goal: str = "", brief: str = "",
+                          language: str = "en", conn: AsyncConnection | None = None,
+                          task_id: str | None = None) -> str:
+        task_id = task_id or new_id("task")
+        if conn is not None:
+            await self._insert_task(conn, task_id, kind, title, goal=goal, brief=brief, language=language)
+            await self.event(conn, "task_created", task_id, kind=kind, title=title)
+            return task_id
+        async with self.db.write() as conn:
+            return await self.create_task(title, kind=kind, goal=goal, brief=brief, language=language, conn=conn,
+                                          task_id=task_id)
+
+    @staticmethod
+    async def _insert_task(conn: AsyncConnection, task_id: str, kind: str, title: str, *, status: str = "idle",
+                           goal: str = "", brief: str = "", language: str = "en") -> None:
+        t = now()
+        await conn.execute(insert(s.tasks).values(
+            id=task_id, kind=kind, status=status, title=title, goal=goal or title, brief=brief, language=language,
+            created_at=t, updated_at=t))
+
+    @staticmethod
+    async def task_row(conn: AsyncConnection, task_id: str) -> Any:
+        row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
+        if row is None:
+            raise UnknownId(f"no task with id {task_id!r}; `lomo inspect --json` lists the tasks")
+        return row
+
+    @staticmethod
+    async def set_task_status(conn: AsyncConnection, task_id: str, status: str, reason: str = "") -> None:
+        await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+            status=status, status_reason=reason, updated_at=now()))
+
+    # ---- inbox -----------------------------------------------------------------------------
+    async def deliver(self, task_id: str, text: str, *, source: str = "creator", origin: str | None = None,
+                      conn: AsyncConnection | None = None, message_id: str | None = None) -> tuple[str, str]:
+        """Put TEXT in TASK_ID's inbox and make sure a turn will consume it. Returns (message id, turn id)."""
+        if conn is None:
+            async with self.db.write() as conn:
+                return await self.deliver(task_id, text, source=source, origin=origin, conn=conn,
+                                          message_id=message_id)
+        task = await self.task_row(conn, task_id)
+        if task.archived:
+            raise LomoError(f"task {task_id} ({task.title}) is archived; unarchive it or send the message to Main")
+        if task.status == "stopped":
+            raise LomoError(f"task {task_id} ({task.title}) was stopped; start a new task or resume it first")
+        msg_id = message_id or new_id("msg")
+        await conn.execute(insert(s.inbox).values(id=msg_id, task_id=task_id, text=text, source=source,
+                                                  status="pending", sent_at=now(), origin=origin))
+        await self.event(conn, "message_delivered", task_id, message_id=msg_id, source=source)
+        if task.status in ("failed", "done", "idle"):
+            await self.set_task_status(conn, task_id, "active")
+        turn_id = await self.ensure_turn(conn, task_id)
+        return msg_id, turn_id
+
+    async def ensure_turn(self, conn: AsyncConnection, task_id: str) -> str:
+        """The task's active turn, or a new queued one."""
+        active = (await conn.execute(select(s.turns.c.id).where(
+            s.turns.c.task_id == task_id, s.turns.c.status.in_(ACTIVE_TURN)))).scalar()
+        if active:
+            return active
+        turn_id = new_id("turn")
+        t = now()
+        await conn.execute(insert(s.turns).values(id=turn_id, task_id=task_id, status="queued", epoch=0,
+                                                  created_at=t, updated_at=t))
+        return turn_id
+
+    async def withdraw(self, message_id: str, replacement: str | None = None) -> str | None:
+        """Withdraw an unconsumed message (B2); with REPLACEMENT, put the new text in its place."""
+        async with self.db.write() as conn:
+            row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == message_id))).first()
+            if row is None:
+                raise UnknownId(f"no inbox message with id {message_id!r}")
+            if row.status != "pending":
+                raise LomoError(f"message {message_id} was already {row.status}; it can no longer be changed")
+            await conn.execute(update(s.inbox).where(s.inbox.c.id == message_id).values(status="withdrawn"))
+            await self.event(conn, "message_withdrawn", row.task_id, message_id=message_id)
+            if replacement is None:
+                return None
+            new = new_id("msg")
+            await conn.execute(insert(s.inbox).values(id=new, task_id=row.task_id, text=replacement,
+                                                      source=row.source, status="pending", sent_at=now(),
+                                                      replaces=message_id, origin=row.origin))
+            await self.event(conn, "message_replaced", row.task_id, message_id=new, replaces=message_id)
+            return new
+
+    @staticmethod
+    async def pending_inbox(conn: AsyncConnection, task_id: str) -> list[Any]:
+        return list((await conn.execute(select(s.inbox).where(
+            s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all())
+
+    # ---- leases and fencing -------------------------------------------------------------------
+    async def claim(self, turn_id: str, owner: str, dead_owner: str | None = None) -> Claim | None:
+        """Take TURN_ID if it is free, its lease expired, or its owner is known dead. Epoch + 1 on success."""
+        t = now()
+        async with self.db.write() as conn:
+            row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
+            if row is None or row.status not in ("queued", "running"):
+                return None
+            free = row.lease_owner is None or (row.lease_expires or 0) < t or row.lease_owner == owner or (
+                dead_owner is not None and row.lease_owner == dead_owner)
+            if not free:
+                return None
+            epoch = row.epoch + 1
+            crashed = row.status == "running" and row.lease_owner is not None
+            result = await conn.execute(update(s.turns).where(
+                s.turns.c.id == turn_id, s.turns.c.epoch == row.epoch).values(
+                epoch=epoch, lease_owner=owner, lease_expires=t + self.lease_seconds, status="running",
+                crash_count=row.crash_count + (1 if crashed else 0), updated_at=t))
+            if result.rowcount != 1:
+                return None
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == row.task_id).values(
+                status="running", updated_at=t))
+            if crashed:
+                await self.event(conn, "lease_taken_over", row.task_id, turn_id, epoch=epoch, owner=owner,
+                                 previous_owner=row.lease_owner, previous_epoch=row.epoch)
+            return Claim(turn_id, row.task_id, owner, epoch, row.lease_owner if crashed else None)
+
+    async def guard(self, conn: AsyncConnection, claim: Claim) -> None:
+        """Fence check + lease renewal as the first statement of a turn's write transaction."""
+        t = now()
+        result = await conn.execute(update(s.turns).where(
+            s.turns.c.id == claim.turn_id, s.turns.c.epoch == claim.epoch, s.turns.c.lease_owner == claim.owner,
+            s.turns.c.status == "running").values(lease_expires=t + self.lease_seconds, updated_at=t))
+        if result.rowcount != 1:
+            raise StaleWrite(claim.turn_id, claim.epoch)
+
+    @asynccontextmanager
+    async def fenced(self, claim: Claim) -> AsyncIterator[AsyncConnection]:
+        """A write transaction that only commits if CLAIM still owns the turn."""
+        try:
+            async with self.db.write() as conn:
+                await self.guard(conn, claim)
+                yield conn
+        except StaleWrite:
+            await self.record_event("stale_write_rejected", claim.task_id, claim.turn_id, epoch=claim.epoch,
+                                    owner=claim.owner)
+            raise
+
+    async def renew(self, claim: Claim) -> None:
+        async with self.fenced(claim):
+            pass
+
+    async def release(self, claim: Claim) -> None:
+        """Give the lease back without finishing (graceful shutdown): the turn is queued again."""
+        async with self.db.write() as conn:
+            await conn.execute(update(s.turns).where(
+                s.turns.c.id == claim.turn_id, s.turns.c.epoch == claim.epoch,
+                s.turns.c.lease_owner == claim.owner, s.turns.c.status == "running").values(
+                status="queued", lease_owner=None, lease_expires=None, updated_at=now()))
+
+    # ---- steps ------------------------------------------------------------------------------
+    async def commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: Iterable[str],
+                              model_call: dict[str, Any], *, finish: str | None = None) -> bool:
+        """C2: decision + pending calls + consumed inbox (+ the model call) in one transaction.
+
+        Returns False (and commits nothing) if a message the model read was withdrawn meanwhile.
+        With FINISH (the reply has no tool calls) the turn completes in the same transaction.
+        """
+        try:
+            await self._commit_decision(claim, step, decision, list(consumed), model_call, finish)
+        except _InboxMoved:
+            return False
+        return True
+
+    async def _commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: list[str],
+                               model_call: dict[str, Any], finish: str | None) -> None:
+        t = now()
+        async with self.fenced(claim) as conn:
+            if consumed:
+                result = await conn.execute(update(s.inbox).where(
+                    s.inbox.c.id.in_(consumed), s.inbox.c.status == "pending").values(
+                    status="consumed", consumed_turn=claim.turn_id, consumed_step=step, consumed_at=t))
+                if result.rowcount != len(consumed):
+                    raise _InboxMoved()
+                rows = (await conn.execute(select(s.inbox.c.id, s.inbox.c.text).where(
+                    s.inbox.c.id.in_(consumed)).order_by(s.inbox.c.sent_at))).all()
+                await conn.execute(insert(s.messages), [
+                    dict(task_id=claim.task_id, turn_id=claim.turn_id, step=step, role="user", content=r.text,
+                         created_at=t) for r in rows])
+            await conn.execute(insert(s.steps).values(turn_id=claim.turn_id, step=step, epoch=claim.epoch,
+                                                      decision=decision, created_at=t))
+            await conn.execute(insert(s.messages).values(
+                task_id=claim.task_id, turn_id=claim.turn_id, step=step, role="assistant",
+                content=decision.get("content"), tool_calls=decision.get("tool_calls") or None, created_at=t))
+            await conn.execute(insert(s.model_calls).values(task_id=claim.task_id, turn_id=claim.turn_id, step=step,
+                                                            created_at=t, **model_call))
+            values: dict[str, Any] = dict(steps=s.turns.c.steps + 1, model_calls=s.turns.c.model_calls + 1)
+            if finish is not None:
+                values.update(status="completed", checkpoint=step, lease_owner=None, lease_expires=None,
+                              finished_at=t, crash_count=0)
+            await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(**values))
+            if finish is not None:
+                await self._after_turn(conn, claim, finish)
+
+    async def start_call(self, claim: Claim, step: int, seq: int, name: str, arguments: dict[str, Any],
+                         side_effect: str) -> str:
+        """Mark a tool call started (insert, or re-mark a recovered row at this epoch)."""
+        key = call_key(claim.turn_id, step, seq)
+        t = now()
+        async with self.fenced(claim) as conn:
+            result = await conn.execute(update(s.tool_calls).where(s.tool_calls.c.id == key).values(
+                epoch=claim.epoch, started_at=t, status="started"))
+            if result.rowcount == 0:
+                await conn.execute(insert(s.tool_calls).values(
+                    id=key, turn_id=claim.turn_id, step=step, seq=seq, name=name, arguments=arguments,
+                    status="started", idempotency_key=key, executions=0, side_effect=side_effect,
+                    epoch=claim.epoch, started_at=t))
+        return key
+
+    async def finish_call(self, claim: Claim, step: int, seq: int, status: str, result: Any, *, ran: bool,
+                          last_in_step: bool, name: str, tool_message: str) -> None:
+        """Record a call's end (done | failed | outcome_unknown) and its message for the model."""
+        key = call_key(claim.turn_id, step, seq)
+        t = now()
+        async with self.fenced(claim) as conn:
+            values: dict[str, Any] = dict(status=status, result=result, finished_at=t)
+            if ran:
+                values["executions"] = s.tool_calls.c.executions + 1
+            await conn.execute(update(s.tool_calls).where(s.tool_calls.c.id == key).values(**values))
+            await conn.execute(insert(s.messages).values(
+                task_id=claim.task_id, turn_id=claim.turn_id, step=step, role="tool", content=tool_message,
+                tool_call_id=key, name=name, created_at=t))
+            if last_in_step:
+                await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
+                    checkpoint=step, crash_count=0))
+
+    async def complete_turn(self, claim: Claim, step: int, outcome: str) -> None:
+        """Finish the turn after STEP without another inference (its calls ended it)."""
+        t = now()
+        async with self.fenced(claim) as conn:
+            await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
+                status="completed", checkpoint=step, lease_owner=None, lease_expires=None, finished_at=t,
+                crash_count=0))
+            await self._after_turn(conn, claim, outcome)
+
+    async def suspend(self, claim: Claim, wait_kind: str, wait_ref: str, task_status: str) -> None:
+        """Park the turn on a gate or a job: lease released, no model request held (D1)."""
+        async with self.fenced(claim) as conn:
+            await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
+                status="waiting", wait_kind=wait_kind, wait_ref=wait_ref, lease_owner=None, lease_expires=None,
+                updated_at=now()))
+            await self.set_task_status(conn, claim.task_id, task_status)
+            await self.event(conn, "turn_suspended", claim.task_id, claim.turn_id, wait_kind=wait_kind,
+                             wait_ref=wait_ref)
+
+    async def fail_turn(self, claim: Claim, reason: str) -> None:
+        async with self.fenced(claim) as conn:
+            await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
+                status="failed", reason=reason, lease_owner=None, lease_expires=None, finished_at=now()))
+            await self.set_task_status(conn, claim.task_id, "failed", reason)
+            await self.event(conn, "turn_failed", claim.task_id, claim.turn_id, reason=reason)
+
+    async def fail_poisoned(self, turn_id: str, reason: str) -> None:
+        """Fail a turn that keeps crashing its workers (no claim: it is failed instead of taken)."""
+        async with self.db.write() as conn:
+            row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
+            if row is None or row.status not in ("queued", "running"):
+                return
+            await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.epoch == row.epoch).values(
+                status="failed", reason=reason, lease_owner=None, lease_expires=None, epoch=row.epoch + 1,
+                finished_at=now()))
+            await self.set_task_status(conn, row.task_id, "failed", reason)
+            await self.event(conn, "turn_failed", row.task_id, turn_id, reason=reason, poison=True)
+
+    async def _after_turn(self, conn: AsyncConnection, claim: Claim, outcome: str) -> None:
+        """A turn completed: settle the task's status; leftover inbox gets a fresh turn."""
+        task = await self.task_row(conn, claim.task_id)
+        await self.event(conn, "turn_completed", claim.task_id, claim.turn_id, outcome=outcome)
+        if task.status in TERMINAL_TASK or task.status == "paused":
+            return
+        if await self.pending_inbox(conn, claim.task_id):
+            await self.ensure_turn(conn, claim.task_id)
+            await self.set_task_status(conn, claim.task_id, "active")
+            return
+        await self.set_task_status(conn, claim.task_id, outcome)
+
+    # ---- control (stop / pause / resume) --------------------------------------------------------
+    async def control(self, task_id: str, action: str, reason: str = "") -> None:
+        """Stop, pause or resume a task through state + epoch (C4): a running worker is fenced out."""
+        async with self.db.write() as conn:
+            task = await self.task_row(conn, task_id)
+            active = (await conn.execute(select(s.turns).where(
+                s.turns.c.task_id == task_id, s.turns.c.status.in_(ACTIVE_TURN)))).first()
+            t = now()
+            if action in ("stop", "pause"):
+                if task.status == "stopped":
+                    return
+                if active is not None:
+                    await conn.execute(update(s.turns).where(s.turns.c.id == active.id).values(
+                        status="stopped" if action == "stop" else "queued", epoch=active.epoch + 1,
+                        lease_owner=None, lease_expires=None, updated_at=t,
+                        finished_at=t if action == "stop" else None))
+                await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+                    status="stopped" if action == "stop" else "paused", status_reason=reason or action,
+                    epoch=task.epoch + 1, updated_at=t))
+            elif action == "resume":
+                if task.status not in ("paused", "failed"):
+                    return
+                if active is not None or await self.pending_inbox(conn, task_id):
+                    await self.ensure_turn(conn, task_id)
+                await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+                    status="active", status_reason="", epoch=task.epoch + 1, updated_at=t))
+            else:
+                raise LomoError(f"unknown task action {action!r}")
+            await self.event(conn, f"task_{action}", task_id, reason=reason)
+
+    # ---- queries the scheduler uses -------------------------------------------------------------
+    async def runnable_turns(self, owner_alive: Any = None) -> list[Any]:
+        """Queued turns, and running turns whose lease expired (or whose owner is dead)."""
+        t = now()
+        async with self.db.read() as conn:
+            rows = (await conn.execute(select(
+                s.turns.c.id, s.turns.c.status, s.turns.c.lease_owner, s.turns.c.lease_expires,
+                s.turns.c.crash_count, s.tasks.c.status.label("task_status")).join(
+                s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
+                s.turns.c.status.in_(("queued", "running"))))).all()
+        out = []
+        for row in rows:
+            if row.task_status in ("paused", "stopped"):
+                continue
+            if row.status == "queued" or row.lease_owner is None or (row.lease_expires or 0) < t:
+                out.append(row)
+            elif owner_alive is not None and not owner_alive(row.lease_owner):
+                out.append(row)
+        return out
+
+    async def orphan_inbox_tasks(self) -> list[str]:
+        """Tasks with unconsumed messages but no active turn (C6 watchdog)."""
+        async with self.db.read() as conn:
+            active = select(s.turns.c.task_id).where(s.turns.c.status.in_(ACTIVE_TURN))
+            rows = (await conn.execute(select(s.inbox.c.task_id).distinct().join(
+                s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
+                s.inbox.c.status == "pending", s.tasks.c.status.notin_(("paused", "stopped", "failed")),
+                s.inbox.c.task_id.notin_(active)))).scalars().all()
+        return list(rows)
+
+    async def adopt_orphans(self) -> list[str]:
+        turns = []
+        for task_id in await self.orphan_inbox_tasks():
+            async with self.db.write() as conn:
+                turns.append(await self.ensure_turn(conn, task_id))
+        return turns
+
+    async def count_model_calls(self) -> int:
+        async with self.db.read() as conn:
+            return (await conn.execute(select(func.count()).select_from(s.model_calls))).scalar() or 0
+
+    async def busy_summary(self) -> dict[str, int]:
+        """How many turns are in each active state (for quiescence checks)."""
+        async with self.db.read() as conn:
+            rows = (await conn.execute(select(s.turns.c.status, func.count()).where(
+                s.turns.c.status.in_(ACTIVE_TURN)).group_by(s.turns.c.status))).all()
+        return {status: count for status, count in rows}

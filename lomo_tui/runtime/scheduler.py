@@ -1,0 +1,281 @@
+"""The embedded runtime: workers, wake-ups, watchdog. Hosted by the TUI, `--run-once` and `lomo worker`.
+
+The database is the source of truth; the in-process queue only wakes workers (C6). A lost or
+duplicate wake-up is harmless: the watchdog finds queued turns, expired leases and orphaned inbox
+messages every LOMO_WATCHDOG_SECONDS, and a claim is a compare-and-swap on the turn row.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import socket
+import time
+from typing import Any
+
+from sqlalchemy import select
+
+from ..config import Settings
+from ..faults import Faults
+from ..models import ModelClient, make_model
+from ..store import migrate
+from ..store import schema as s
+from ..store.engine import Database
+from ..tools import default_registry
+from ..tools.registry import Registry, Tool
+from ..workspace.objects import Workspace
+from .bus import Bus
+from .ledger import Ledger
+from .turns import TurnRunner
+
+log = logging.getLogger("lomo.runtime")
+
+
+class Runtime:
+    """One process's share of the work on one database."""
+
+    def __init__(self, settings: Settings, *, model: ModelClient | None = None) -> None:
+        self.settings = settings
+        self.db = Database(settings.db_url)
+        self.ledger = Ledger(self.db, settings.lease_seconds)
+        self.bus = Bus()
+        self.faults = Faults(settings.faults)
+        self.registry: Registry = default_registry()
+        self.workspace = Workspace(settings.workspace, self.db)
+        self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
+        self.host = socket.gethostname()
+        self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.errors: list[str] = []
+        self.services: list[Any] = []  # objects with async start()/stop() (watcher, studio…)
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._pending: set[str] = set()
+        self._active: set[str] = set()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._stop = asyncio.Event()
+        self._changed = asyncio.Event()
+        self.started = False
+        self.draining = False
+
+    # ---- life cycle ---------------------------------------------------------------------------
+    async def open(self) -> None:
+        """Bring the schema up to date and make sure the main thread exists. No workers yet."""
+        await migrate.upgrade(self.db)
+        self.workspace.ensure()
+        await self.ledger.main_task_id()
+
+    async def start(self) -> None:
+        if self.started:
+            return
+        await self.open()
+        for service in self.services:
+            await service.start()
+        for n in range(max(1, self.settings.workers)):
+            self._tasks.append(asyncio.create_task(self._worker(), name=f"lomo-worker-{n}"))
+        self._tasks.append(asyncio.create_task(self._watchdog(), name="lomo-watchdog"))
+        self.started = True
+        await self.sweep()
+
+    async def close(self, grace: float = 10.0) -> None:
+        """Stop: turns in flight finish their current step and hand back their lease (or are cancelled
+        after GRACE seconds, releasing it), so another worker can go on at once."""
+        self.draining = True
+        self._stop.set()
+        deadline = time.monotonic() + grace
+        while self._active and time.monotonic() < deadline:
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout=deadline - time.monotonic())
+            except asyncio.TimeoutError:
+                break
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        for service in reversed(self.services):
+            await service.stop()
+        await self.db.close()
+
+    # ---- wake-ups -------------------------------------------------------------------------------
+    def wake(self, turn_id: str) -> None:
+        if self.faults.hit("before_wakeup"):
+            return  # the wake-up is lost; the watchdog will find the turn
+        if turn_id in self._pending or turn_id in self._active:
+            return
+        self._pending.add(turn_id)
+        self._queue.put_nowait(turn_id)
+
+    def owner_alive(self, owner: str) -> bool:
+        """Whether a lease owner on this host still runs (another host: assume alive until expiry)."""
+        host, _, rest = owner.partition(":")
+        pid_text, _, token = rest.partition(":")
+        if host != self.host or not pid_text.isdigit():
+            return True
+        pid = int(pid_text)
+        if pid == os.getpid():
+            return owner == self.owner
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return _process_state(pid) != "Z"
+
+    async def sweep(self) -> None:
+        """Watchdog pass: adopt orphaned inbox messages, wake runnable turns, fail poisoned ones."""
+        for turn_id in await self.ledger.adopt_orphans():
+            self.wake(turn_id)
+        for row in await self.ledger.runnable_turns(self.owner_alive):
+            if row.id in self._active:
+                continue
+            crashed = row.status == "running" and row.lease_owner is not None
+            if crashed and row.crash_count + 1 >= self.settings.max_turn_crashes:
+                await self.ledger.fail_poisoned(
+                    row.id, f"its worker crashed {row.crash_count + 1} times in a row; stopped retrying")
+                self.errors.append(f"turn {row.id} failed after {row.crash_count + 1} crashes")
+                self._changed.set()
+                continue
+            self.wake(row.id)
+
+    async def _watchdog(self) -> None:
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), timeout=self.settings.watchdog_seconds)
+            except asyncio.TimeoutError:
+                pass
+            if self._stop.is_set():
+                return
+            try:
+                await self.sweep()
+            except Exception:  # noqa: BLE001 — the watchdog must outlive a bad pass
+                log.exception("watchdog pass failed")
+
+    async def _worker(self) -> None:
+        while True:
+            turn_id = await self._queue.get()
+            self._pending.discard(turn_id)
+            self._active.add(turn_id)
+            try:
+                await self._run_turn(turn_id)
+            except Exception as exc:  # noqa: BLE001 — one broken turn must not kill the worker
+                log.exception("turn %s crashed the worker", turn_id)
+                self.errors.append(f"turn {turn_id}: {exc}")
+            finally:
+                self._active.discard(turn_id)
+                self._changed.set()
+
+    async def _run_turn(self, turn_id: str) -> None:
+        dead = await self._dead_owner(turn_id)
+        claim = await self.ledger.claim(turn_id, self.owner, dead_owner=dead)
+        if claim is None:
+            return
+        self.bus.publish("turn_started", claim.task_id, turn_id=turn_id, epoch=claim.epoch)
+        outcome = await TurnRunner(self, claim).run()
+        self.bus.publish("turn_ended", claim.task_id, turn_id=turn_id, outcome=outcome)
+
+    async def _dead_owner(self, turn_id: str) -> str | None:
+        async with self.db.read() as conn:
+            owner = (await conn.execute(select(s.turns.c.lease_owner).where(s.turns.c.id == turn_id))).scalar()
+        return owner if owner and owner != self.owner and not self.owner_alive(owner) else None
+
+    # ---- what the runtime adds to a step ----------------------------------------------------------
+    def tools_for(self, task: Any) -> list[Tool]:
+        return self.registry.visible("main" if task.kind == "main" else task.kind)
+
+    async def context_extras(self, conn: Any, task: Any) -> tuple[list[str], dict[str, Any]]:
+        """Dynamic-tail sections and model hints beyond the brief (checklist, changes, waits)."""
+        extra: list[str] = []
+        notices = await self.workspace.open_notices(conn, task.id)
+        if notices:
+            extra.append("Files changed by the creator since you read them:\n" + "\n".join(f"- {n}" for n in notices))
+        return extra, {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "notices": notices}
+
+    async def finish_outcome(self, task: Any) -> str:
+        """Stop check when the model ends its reply: the task's status after this turn (G2)."""
+        return "done" if task.kind == "lightweight" else "idle"
+
+    # ---- entry points -----------------------------------------------------------------------------
+    async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
+        """Deliver a creator's message to TASK_ID (or the main thread) and wake its turn."""
+        target = task_id or await self.ledger.main_task_id()
+        message_id, turn_id = await self.ledger.deliver(target, text)
+        self.bus.publish("message_delivered", target, message_id=message_id, text=text)
+        self.wake(turn_id)
+        return message_id, turn_id
+
+    def after_commit_wake(self, task_id: str) -> None:
+        """Wake TASK_ID's active turn once the caller's transaction has committed."""
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._wake_task(task_id)))
+
+    async def _wake_task(self, task_id: str) -> None:
+        async with self.db.read() as conn:
+            turn_id = (await conn.execute(select(s.turns.c.id).where(
+                s.turns.c.task_id == task_id, s.turns.c.status == "queued"))).scalar()
+        if turn_id:
+            self.wake(turn_id)
+
+    async def resolve_wait(self, wait_ref: str) -> list[str]:
+        """A gate or job resolved: requeue the turns waiting on it and wake them."""
+        from sqlalchemy import update
+
+        async with self.db.write() as conn:
+            rows = (await conn.execute(select(s.turns.c.id, s.turns.c.task_id).where(
+                s.turns.c.status == "waiting", s.turns.c.wait_ref == wait_ref))).all()
+            for row in rows:
+                await conn.execute(update(s.turns).where(s.turns.c.id == row.id, s.turns.c.status == "waiting").values(
+                    status="queued", wait_kind=None, wait_ref=None, updated_at=time.time()))
+                task = await self.ledger.task_row(conn, row.task_id)
+                if task.status not in ("paused", "stopped"):
+                    await self.ledger.set_task_status(conn, row.task_id, "active")
+        for row in rows:
+            self.wake(row.id)
+        return [row.id for row in rows]
+
+    async def quiet(self) -> bool:
+        """Nothing this database could run now: no queued or running turn except paused/stopped tasks'."""
+        if self._active or self._pending:
+            return False
+        for row in await self.ledger.runnable_turns(self.owner_alive):
+            return False
+        async with self.db.read() as conn:
+            held = (await conn.execute(select(s.turns.c.id).join(s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
+                s.turns.c.status.in_(("queued", "running")),
+                s.tasks.c.status.notin_(("paused", "stopped"))))).first()
+        if held is not None:
+            return False
+        return not await self.local_waits()
+
+    async def local_waits(self) -> bool:
+        """Whether any turn waits on something this process will finish by itself (embedded studio jobs)."""
+        return any([await service.busy() for service in self.services if hasattr(service, "busy")])
+
+    async def run_until_quiescent(self, max_wait: float = 600.0) -> bool:
+        """Run until nothing can move without the creator or a remote job. False when max_wait ran out."""
+        await self.start()
+        deadline = time.monotonic() + max_wait
+        poll = min(0.5, max(self.settings.lease_seconds / 10, 0.05))
+        while True:
+            if await self.quiet():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout=min(poll, left))
+            except asyncio.TimeoutError:
+                await self.sweep()
+
+    async def serve(self, stop: asyncio.Event) -> None:
+        """`lomo worker`: run until STOP is set."""
+        await self.start()
+        await stop.wait()
+
+
+def _process_state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "?"

@@ -1,0 +1,227 @@
+"""Running one turn: a series of durable steps (C1–C3).
+
+Per step: read state → infer (unless the decision is already persisted) → commit decision, pending
+calls and consumed inbox in one transaction → run each call through the tool ledger → checkpoint.
+Recovery never re-infers a persisted decision: done results are reused, idempotent calls re-run
+with the same key, and a non-idempotent call that started without a result becomes
+`outcome_unknown`, which the model hears about at its next step.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from ..errors import LomoError, StaleWrite
+from ..models.base import ModelError, ModelReply, ModelRequest
+from ..store import schema as s
+from ..tools.registry import Suspend, ToolContext, ToolError
+from ..workspace.errors import WorkspaceError
+from . import context
+from .ids import call_key
+from .ledger import Claim
+
+if TYPE_CHECKING:
+    from .scheduler import Runtime
+
+log = logging.getLogger("lomo.turns")
+
+MAX_STEPS = 40
+TERMINAL_CALL = ("done", "failed", "outcome_unknown")
+OUTCOME_UNKNOWN = ("outcome unknown: this call started before an interruption and may or may not have taken "
+                   "effect. Check the current state before doing it again.")
+
+
+class TurnRunner:
+    def __init__(self, runtime: "Runtime", claim: Claim) -> None:
+        self.rt = runtime
+        self.claim = claim
+        self.ledger = runtime.ledger
+
+    async def run(self) -> str:
+        """Run steps until the turn completes, suspends, fails or is fenced. Returns how it ended."""
+        keeper = asyncio.create_task(self._keep_lease())
+        try:
+            while True:
+                if self.rt.draining:
+                    await self.ledger.release(self.claim)
+                    return "released"
+                outcome = await self._step()
+                if outcome != "continue":
+                    return outcome
+        except asyncio.CancelledError:
+            await asyncio.shield(self.ledger.release(self.claim))
+            raise
+        except StaleWrite:
+            log.info("turn %s fenced at epoch %s", self.claim.turn_id, self.claim.epoch)
+            return "fenced"
+        except ModelError as exc:
+            await self._fail(f"model error: {exc}")
+            return "failed"
+        except LomoError as exc:
+            await self._fail(str(exc))
+            return "failed"
+        finally:
+            keeper.cancel()
+
+    async def _fail(self, reason: str) -> None:
+        self.rt.errors.append(f"{self.claim.task_id}: {reason}")
+        try:
+            await self.ledger.fail_turn(self.claim, reason)
+        except StaleWrite:
+            return
+        self.rt.bus.publish("turn_failed", self.claim.task_id, reason=reason)
+
+    async def _keep_lease(self) -> None:
+        period = max(self.ledger.lease_seconds / 3, 0.05)
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await self.ledger.renew(self.claim)
+            except StaleWrite:
+                return
+            except Exception:  # noqa: BLE001 — a failed renewal is retried next period; the guard decides
+                log.exception("lease renewal failed")
+
+    async def _state(self) -> tuple[Any, Any, dict[str, Any] | None, dict[int, Any]]:
+        async with self.rt.db.read() as conn:
+            turn = (await conn.execute(select(s.turns).where(s.turns.c.id == self.claim.turn_id))).one()
+            task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
+            step_no = turn.checkpoint + 1
+            decision = (await conn.execute(select(s.steps.c.decision).where(
+                s.steps.c.turn_id == turn.id, s.steps.c.step == step_no))).scalar()
+            calls = {}
+            if decision is not None:
+                rows = (await conn.execute(select(s.tool_calls).where(
+                    s.tool_calls.c.turn_id == turn.id, s.tool_calls.c.step == step_no))).all()
+                calls = {r.seq: r for r in rows}
+        return turn, task, decision, calls
+
+    async def _step(self) -> str:
+        turn, task, decision, calls = await self._state()
+        if turn.epoch != self.claim.epoch or turn.status != "running":
+            raise StaleWrite(self.claim.turn_id, self.claim.epoch)
+        step = turn.checkpoint + 1
+        if decision is None:
+            if turn.steps >= MAX_STEPS:
+                raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
+            committed = await self._decide(task, step)
+            if committed is None:
+                return "continue"  # a message the model read was withdrawn: think again
+            decision, finished = committed
+            self.rt.faults.hit("after_decision_commit")
+            if finished:
+                self.rt.bus.publish("turn_completed", task.id, turn_id=turn.id, reply=decision.get("content"))
+                return "completed"
+        return await self._run_calls(task, step, decision, calls)
+
+    async def _decide(self, task: Any, step: int) -> tuple[dict[str, Any], bool] | None:
+        request, consumed = await self._request(task)
+        self.rt.bus.publish("thinking", task.id, turn_id=self.claim.turn_id, step=step)
+
+        async def on_token(text: str) -> None:
+            self.rt.bus.publish("token", task.id, turn_id=self.claim.turn_id, text=text)
+
+        reply: ModelReply = await self.rt.model.complete(request, on_token=on_token)
+        decision = reply.to_decision()
+        finish = None if reply.tool_calls else await self.rt.finish_outcome(task)
+        usage = reply.usage
+        record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
+                      prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                      cached_tokens=usage.cached_tokens, cost=usage.cost, latency_ms=reply.latency_ms)
+        ok = await self.ledger.commit_decision(self.claim, step, decision, consumed, record, finish=finish)
+        if not ok:
+            return None
+        self.rt.bus.publish("step_committed", task.id, turn_id=self.claim.turn_id, step=step,
+                            content=decision.get("content"), tool_calls=decision.get("tool_calls"))
+        return decision, finish is not None
+
+    async def _request(self, task: Any) -> tuple[ModelRequest, list[str]]:
+        tools = self.rt.tools_for(task)
+        async with self.rt.db.read() as conn:
+            history = await context.history(conn, task.id)
+            pending = await self.ledger.pending_inbox(conn, task.id)
+            extra, hints = await self.rt.context_extras(conn, task)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt(task.kind, tools)}]
+        messages.extend(history)
+        messages.append({"role": "system", "content": context.dynamic_tail(task, extra)})
+        messages.extend({"role": "user", "content": m.text} for m in pending)
+        hints.update(task_id=task.id, task_kind=task.kind, title=task.title, brief=task.brief,
+                     language=task.language, new_messages=[m.text for m in pending])
+        request = ModelRequest(messages=messages, tools=[t.schema() for t in tools],
+                               purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints)
+        return request, [m.id for m in pending]
+
+    async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any]) -> str:
+        planned = decision.get("tool_calls") or []
+        last = len(planned) - 1
+        finished_last = False
+        for seq, call in enumerate(planned):
+            row = calls.get(seq)
+            if row is not None and row.status in TERMINAL_CALL:
+                continue
+            name, args = call["name"], dict(call.get("arguments") or {})
+            tool = self.rt.registry.get(name)
+            if tool is None:
+                await self._finish(step, seq, name, "failed", {"error": f"unknown tool {name!r}"}, ran=False,
+                                   last=seq == last)
+                finished_last = seq == last
+                continue
+            if row is not None and row.status == "started" and not tool.idempotent:
+                await self._finish(step, seq, name, "outcome_unknown", {"outcome_unknown": True,
+                                                                        "message": OUTCOME_UNKNOWN},
+                                   ran=False, last=seq == last)
+                finished_last = seq == last
+                continue
+            await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
+            self.rt.faults.hit("after_tool_started")
+            ctx = ToolContext(self.rt, self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
+            status, result = await self._invoke(tool, ctx, args)
+            if isinstance(result, Suspend):
+                await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status)
+                self.rt.bus.publish("turn_suspended", task.id, wait_kind=result.kind, wait_ref=result.ref)
+                return "suspended"
+            self.rt.faults.hit("after_tool_effect")
+            await self._finish(step, seq, name, status, result, ran=True, last=seq == last)
+            self.rt.faults.hit("after_tool_done")
+            finished_last = seq == last
+        tools = [self.rt.registry.get(c["name"]) for c in planned]
+        if planned and all(t is not None and t.ends_turn for t in tools):
+            await self.ledger.complete_turn(self.claim, step, await self.rt.finish_outcome(task))
+            self.rt.bus.publish("turn_completed", task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
+            return "completed"
+        if not finished_last:
+            async with self.ledger.fenced(self.claim) as conn:
+                await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
+        return "continue"
+
+    async def _invoke(self, tool: Any, ctx: ToolContext, args: dict[str, Any]) -> tuple[str, Any]:
+        missing = [p for p in tool.parameters.get("required", []) if p not in args]
+        if missing:
+            return "failed", {"error": f"{tool.name} needs {', '.join(missing)}"}
+        unknown = [p for p in args if p not in tool.parameters.get("properties", {})]
+        if unknown:
+            return "failed", {"error": f"{tool.name} does not take {', '.join(unknown)}"}
+        try:
+            result = await tool.fn(ctx, **args)
+        except StaleWrite:
+            raise
+        except ToolError as exc:
+            return "failed", {"error": str(exc)}
+        except (LomoError, WorkspaceError) as exc:
+            return "failed", {"error": str(exc)}
+        except Exception as exc:  # noqa: BLE001 — a broken tool must not sink the turn
+            log.exception("tool %s failed", tool.name)
+            return "failed", {"error": f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"}
+        return "done", result
+
+    async def _finish(self, step: int, seq: int, name: str, status: str, result: Any, *, ran: bool,
+                      last: bool) -> None:
+        message = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+        await self.ledger.finish_call(self.claim, step, seq, status, result, ran=ran, last_in_step=last, name=name,
+                                      tool_message=message)
+        self.rt.bus.publish("tool_finished", self.claim.task_id, turn_id=self.claim.turn_id, step=step, seq=seq,
+                            name=name, status=status)

@@ -1,0 +1,214 @@
+"""Tables (SQLAlchemy Core). The database is the source of truth for everything the runtime does.
+
+Times are UNIX seconds (float). JSON columns hold decisions, arguments, results and event data.
+Migrations in `store/migrations/versions` create these; keep both in step.
+"""
+from __future__ import annotations
+
+from sqlalchemy import (JSON, Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+                        UniqueConstraint, false)
+
+metadata = MetaData()
+
+tasks = Table(
+    "tasks", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("kind", String(16), nullable=False),  # main | lightweight | persistent
+    Column("status", String(24), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("goal", Text, nullable=False, server_default=""),
+    Column("brief", Text, nullable=False, server_default=""),
+    Column("language", String(8), nullable=False, server_default="en"),
+    Column("summary", Text, nullable=False, server_default=""),
+    Column("status_reason", Text, nullable=False, server_default=""),
+    Column("epoch", Integer, nullable=False, server_default="0"),
+    Column("archived", Boolean, nullable=False, server_default=false()),
+    Column("revisions", Integer, nullable=False, server_default="0"),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+Index("ix_tasks_updated", tasks.c.updated_at)
+
+messages = Table(
+    "messages", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("turn_id", String(40)),
+    Column("step", Integer),
+    Column("role", String(16), nullable=False),  # user | assistant | tool | system
+    Column("content", Text),
+    Column("tool_calls", JSON),
+    Column("tool_call_id", String(120)),
+    Column("name", String(80)),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_messages_task", messages.c.task_id, messages.c.id)
+
+inbox = Table(
+    "inbox", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("source", String(16), nullable=False, server_default="creator"),
+    Column("status", String(16), nullable=False, server_default="pending"),  # pending | consumed | withdrawn
+    Column("sent_at", Float, nullable=False),
+    Column("consumed_turn", String(40)),
+    Column("consumed_step", Integer),
+    Column("consumed_at", Float),
+    Column("replaces", String(40)),
+    Column("origin", String(40)),  # the inbox id this message was routed from (main thread)
+)
+Index("ix_inbox_task_status", inbox.c.task_id, inbox.c.status)
+
+turns = Table(
+    "turns", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("status", String(16), nullable=False),  # queued | running | waiting | completed | failed | stopped
+    Column("epoch", Integer, nullable=False, server_default="0"),
+    Column("lease_owner", String(120)),
+    Column("lease_expires", Float),
+    Column("checkpoint", Integer, nullable=False, server_default="0"),
+    Column("steps", Integer, nullable=False, server_default="0"),
+    Column("model_calls", Integer, nullable=False, server_default="0"),
+    Column("crash_count", Integer, nullable=False, server_default="0"),
+    Column("wait_kind", String(16)),
+    Column("wait_ref", String(120)),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("finished_at", Float),
+)
+Index("ix_turns_status", turns.c.status)
+Index("ix_turns_task", turns.c.task_id)
+
+steps = Table(
+    "steps", metadata,
+    Column("turn_id", String(40), ForeignKey("turns.id"), primary_key=True),
+    Column("step", Integer, primary_key=True),
+    Column("epoch", Integer, nullable=False),
+    Column("decision", JSON, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+tool_calls = Table(
+    "tool_calls", metadata,
+    Column("id", String(120), primary_key=True),  # turn/step/seq
+    Column("turn_id", String(40), ForeignKey("turns.id"), nullable=False),
+    Column("step", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("name", String(80), nullable=False),
+    Column("arguments", JSON, nullable=False),
+    Column("status", String(20), nullable=False),  # started | done | outcome_unknown | failed
+    Column("result", JSON),
+    Column("idempotency_key", String(120), nullable=False),
+    Column("executions", Integer, nullable=False, server_default="0"),
+    Column("side_effect", String(16), nullable=False, server_default="read"),
+    Column("epoch", Integer, nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+    UniqueConstraint("turn_id", "step", "seq", name="uq_tool_calls_position"),
+)
+
+model_calls = Table(
+    "model_calls", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("task_id", String(40)),
+    Column("turn_id", String(40)),
+    Column("step", Integer),
+    Column("purpose", String(16), nullable=False, server_default="worker"),
+    Column("model", String(120), nullable=False),
+    Column("prompt_tokens", Integer, nullable=False, server_default="0"),
+    Column("completion_tokens", Integer, nullable=False, server_default="0"),
+    Column("cached_tokens", Integer, nullable=False, server_default="0"),
+    Column("cost", Float),
+    Column("latency_ms", Float, nullable=False, server_default="0"),
+    Column("created_at", Float, nullable=False),
+)
+
+events = Table(
+    "events", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("type", String(40), nullable=False),
+    Column("at", Float, nullable=False),
+    Column("task_id", String(40)),
+    Column("turn_id", String(40)),
+    Column("data", JSON),
+)
+Index("ix_events_task", events.c.task_id)
+
+gates = Table(
+    "gates", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), ForeignKey("tasks.id")),
+    Column("turn_id", String(40)),
+    Column("tool_call_id", String(120)),
+    Column("kind", String(16), nullable=False),  # clarify | plan | spend | irreversible | question
+    Column("status", String(16), nullable=False, server_default="pending"),
+    Column("question", Text, nullable=False),
+    Column("options", JSON, nullable=False),  # [{"label", "consequence"}]
+    Column("scope", JSON),  # what waits for this gate
+    Column("continues", Text, nullable=False, server_default=""),  # what goes on meanwhile
+    Column("dedupe_key", String(160), unique=True),
+    Column("created_at", Float, nullable=False),
+    Column("resolved_at", Float),
+    Column("resolution", JSON),
+    Column("resolved_by", String(80)),
+)
+Index("ix_gates_status", gates.c.status)
+
+# ---- workspace (0002) ---------------------------------------------------------------------------
+objects = Table(
+    "objects", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("path", Text, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("deleted", Boolean, nullable=False, server_default=false()),
+    Column("last_author", String(16), nullable=False),  # creator | agent
+    Column("last_task_id", String(40)),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+Index("ix_objects_path", objects.c.path)
+
+object_versions = Table(
+    "object_versions", metadata,
+    Column("object_id", String(40), ForeignKey("objects.id"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("path", Text, nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("author", String(16), nullable=False),
+    Column("task_id", String(40)),
+    Column("idempotency_key", String(120)),
+    Column("content", Text),  # text snapshots (small documents) for diffs and notices
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_object_versions_key", object_versions.c.idempotency_key)
+
+task_objects = Table(
+    "task_objects", metadata,
+    Column("task_id", String(40), ForeignKey("tasks.id"), primary_key=True),
+    Column("object_id", String(40), ForeignKey("objects.id"), primary_key=True),
+    Column("last_read_version", Integer),
+    Column("last_written_version", Integer),
+    Column("role", String(16), nullable=False, server_default="ref"),  # ref | input | output
+    Column("updated_at", Float, nullable=False),
+)
+
+notices = Table(
+    "notices", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("object_id", String(40), ForeignKey("objects.id"), nullable=False),
+    Column("path", Text, nullable=False),
+    Column("from_version", Integer, nullable=False),
+    Column("to_version", Integer, nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("status", String(16), nullable=False, server_default="open"),  # open | seen
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_notices_task", notices.c.task_id, notices.c.status)

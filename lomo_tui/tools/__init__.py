@@ -1,0 +1,16 @@
+"""The tool registry the runtime uses."""
+from __future__ import annotations
+
+from .registry import Registry, Suspend, Tool, ToolContext, ToolError
+
+
+def default_registry() -> Registry:
+    from . import core, tasks
+
+    reg = Registry()
+    core.register(reg)
+    tasks.register(reg)
+    return reg
+
+
+__all__ = ["Registry", "Suspend", "Tool", "ToolContext", "ToolError", "default_registry"]

@@ -1,0 +1,60 @@
+"""Core tools, always visible: files (with optimistic concurrency) and asking the creator."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..governance.gates import open_gate
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
+
+STR = {"type": "string"}
+INT_OR_NULL = {"type": ["integer", "null"]}
+
+
+def register(reg: Registry) -> None:
+    @tool(reg, "read_file", "Read a workspace file; returns its content and version.", obj({"path": STR}, ["path"]),
+          side_effect="read", idempotent=True)
+    async def read_file(ctx: ToolContext, path: str) -> dict[str, Any]:
+        return await ctx.runtime.workspace.read(path, ctx.task_id)
+
+    @tool(reg, "write_file", "Create or fully rewrite a workspace file. base_version: the version you read "
+          "(null for a new file); refused if the file changed since.",
+          obj({"path": STR, "content": STR, "base_version": INT_OR_NULL}, ["path", "content"]),
+          side_effect="write", idempotent=True)
+    async def write_file(ctx: ToolContext, path: str, content: str, base_version: int | None = None) -> dict[str, Any]:
+        return await ctx.runtime.workspace.write(path, content, base_version, ctx.task_id, ctx.key)
+
+    @tool(reg, "edit_file", "Replace exact, unique snippets in a file: `old`/`new`, or `edits` "
+          "[{old, new}, ...]; all apply or none.",
+          obj({"path": STR, "old": STR, "new": STR, "base_version": INT_OR_NULL,
+               "edits": {"type": "array", "items": obj({"old": STR, "new": STR}, ["old", "new"])}}, ["path"]),
+          side_effect="write", idempotent=True)
+    async def edit_file(ctx: ToolContext, path: str, old: str | None = None, new: str | None = None,
+                        base_version: int | None = None, edits: list[dict[str, str]] | None = None) -> dict[str, Any]:
+        pairs = [(e["old"], e["new"]) for e in edits or []]
+        if old is not None:
+            pairs.insert(0, (old, new or ""))
+        if not pairs:
+            raise ToolError("edit_file needs old/new or a list of edits")
+        return await ctx.runtime.workspace.edit(path, pairs, base_version, ctx.task_id, ctx.key)
+
+    @tool(reg, "list_files", "List workspace files (optional glob pattern) with kind and version.",
+          obj({"pattern": STR}, []), side_effect="read", idempotent=True)
+    async def list_files(ctx: ToolContext, pattern: str = "*") -> dict[str, Any]:
+        return {"files": await ctx.runtime.workspace.list(pattern)}
+
+    @tool(reg, "ask_user", "Ask the creator a question with options; the task waits for the answer.",
+          obj({"question": STR, "options": {"type": "array", "items": STR}}, ["question"]),
+          side_effect="gate", idempotent=True, kinds=("main", "lightweight", "persistent"))
+    async def ask_user(ctx: ToolContext, question: str, options: list[str] | None = None) -> Any:
+        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+            gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question,
+                                   options=options or ["Yes", "No"], dedupe_key=ctx.key, turn_id=ctx.claim.turn_id,
+                                   tool_call_id=ctx.key, scope={"turn": ctx.claim.turn_id},
+                                   continues="other tasks go on")
+        if gate.status == "pending":
+            return Suspend("gate", gate.id, "waiting_gate")
+        resolution = gate.resolution or {}
+        if not resolution.get("approved"):
+            return {"answer": None, "declined": True, "gate_id": gate.id}
+        return {"answer": resolution.get("label"), "option": resolution.get("option"), "gate_id": gate.id}
+

@@ -1,0 +1,302 @@
+"""Workspace objects in the database: identity, versions, who made them, who read which version.
+
+Every file in the workspace folder is an object. A version is new only when the content hash changes.
+Agent writes use optimistic concurrency against the file *on disk* at the moment of writing (H3);
+creator edits (seen by the watcher, or noticed on disk at read/write time) leave a change notice for
+each task that last read an older version (H2).
+"""
+from __future__ import annotations
+
+import asyncio
+import difflib
+import fnmatch
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..runtime.ids import new_id
+from ..store import schema as s
+from ..store.engine import Database
+from .errors import WorkspaceError
+from .files import apply_edits, atomic_write, content_hash, is_text, kind_for, read_text_limited
+from .paths import is_ignored, relative_name, resolve_in_workspace
+
+MAX_READ_BYTES = 2_000_000
+SNAPSHOT_BYTES = 256_000
+
+
+class Conflict(WorkspaceError):
+    """The file moved on since the base version the agent named."""
+
+    def __init__(self, path: str, base: int | None, current: int) -> None:
+        super().__init__(f"{path} is at version {current}, not {base}: it changed since you read it. "
+                         f"Read it again (read_file) and redo your change on version {current}.")
+        self.current = current
+
+
+@dataclass
+class Seen:
+    object_id: str
+    path: str
+    version: int
+    hash: str
+    new: bool
+
+
+class Workspace:
+    def __init__(self, root: Path, db: Database) -> None:
+        self.root = root
+        self.db = db
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def ensure(self) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create the workspace folder {self.root}: {exc.strerror}") from None
+
+    def resolve(self, rel: str) -> tuple[Path, str]:
+        path = resolve_in_workspace(self.root, rel)
+        return path, relative_name(self.root, path)
+
+    def _lock(self, rel: str) -> asyncio.Lock:
+        return self._locks.setdefault(rel, asyncio.Lock())
+
+    # ---- recording versions --------------------------------------------------------------------
+    async def _object(self, conn: AsyncConnection, rel: str) -> Any:
+        return (await conn.execute(select(s.objects).where(s.objects.c.path == rel,
+                                                           s.objects.c.deleted.is_(False)))).first()
+
+    async def record(self, conn: AsyncConnection, rel: str, digest: str, size: int, *, author: str,
+                     task_id: str | None = None, key: str | None = None, content: str | None = None) -> Seen:
+        """Record the file's current content as a version (no-op when the hash is unchanged)."""
+        t = time.time()
+        row = await self._object(conn, rel)
+        snapshot = content if content is not None and len(content) <= SNAPSHOT_BYTES else None
+        if row is not None and row.hash == digest:
+            return Seen(row.id, rel, row.version, digest, False)
+        if row is None:
+            object_id, version = new_id("obj"), 1
+            await conn.execute(insert(s.objects).values(
+                id=object_id, path=rel, kind=kind_for(Path(rel)), version=1, hash=digest, size=size,
+                last_author=author, last_task_id=task_id, created_at=t, updated_at=t))
+        else:
+            object_id, version = row.id, row.version + 1
+            await conn.execute(update(s.objects).where(s.objects.c.id == row.id).values(
+                version=version, hash=digest, size=size, last_author=author, last_task_id=task_id, updated_at=t))
+        await conn.execute(insert(s.object_versions).values(
+            object_id=object_id, version=version, path=rel, hash=digest, size=size, author=author,
+            task_id=task_id, idempotency_key=key, content=snapshot, created_at=t))
+        if author == "creator" and row is not None:
+            await self._notify(conn, object_id, rel, version, row.version)
+        return Seen(object_id, rel, version, digest, True)
+
+    async def _notify(self, conn: AsyncConnection, object_id: str, rel: str, version: int, previous: int) -> None:
+        """Leave a change notice for every task whose last read is older than VERSION (H2)."""
+        readers = (await conn.execute(select(s.task_objects).where(
+            s.task_objects.c.object_id == object_id, s.task_objects.c.last_read_version < version))).all()
+        if not readers:
+            return
+        summary = await self._change_summary(conn, object_id, rel, previous, version)
+        for reader in readers:
+            await conn.execute(insert(s.notices).values(
+                task_id=reader.task_id, object_id=object_id, path=rel, from_version=reader.last_read_version,
+                to_version=version, summary=summary, created_at=time.time()))
+            await conn.execute(insert(s.events).values(type="object_changed", at=time.time(),
+                                                       task_id=reader.task_id,
+                                                       data={"path": rel, "version": version}))
+
+    async def _change_summary(self, conn: AsyncConnection, object_id: str, rel: str, old: int, new: int) -> str:
+        rows = {r.version: r.content for r in (await conn.execute(select(
+            s.object_versions.c.version, s.object_versions.c.content).where(
+            s.object_versions.c.object_id == object_id, s.object_versions.c.version.in_((old, new))))).all()}
+        head = f"{rel} v{old} → v{new}"
+        if rows.get(old) is None or rows.get(new) is None:
+            return f"{head}: changed by the creator; re-read before continuing"
+        return f"{head}: {describe_change(rows[old], rows[new])}; re-read before continuing"
+
+    async def observe(self, rel: str, *, deleted: bool = False, moved_from: str | None = None) -> Seen | None:
+        """The creator changed REL on disk (from the watcher): record it."""
+        path = self.root / rel
+        async with self._lock(rel):
+            async with self.db.write() as conn:
+                if moved_from:
+                    old = await self._object(conn, moved_from)
+                    if old is not None:
+                        await conn.execute(update(s.objects).where(s.objects.c.id == old.id).values(
+                            path=rel, updated_at=time.time()))
+                if deleted:
+                    row = await self._object(conn, rel)
+                    if row is not None:
+                        await conn.execute(update(s.objects).where(s.objects.c.id == row.id).values(
+                            deleted=True, updated_at=time.time()))
+                        await conn.execute(insert(s.events).values(type="object_deleted", at=time.time(),
+                                                                   data={"path": rel}))
+                    return None
+                if not path.is_file():
+                    return None
+                digest, size, text = await self._sample(path)
+                return await self.record(conn, rel, digest, size, author="creator", content=text)
+
+    async def _sample(self, path: Path) -> tuple[str, int, str | None]:
+        def work() -> tuple[str, int, str | None]:
+            size = path.stat().st_size
+            text = None
+            if size <= SNAPSHOT_BYTES and is_text(path):
+                text = path.read_text(encoding="utf-8", errors="replace")
+            return content_hash(path), size, text
+
+        return await asyncio.to_thread(work)
+
+    async def index(self) -> int:
+        """Record every file not yet known (first start, or files added while Lomo was closed)."""
+        count = 0
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            rel_dir = relative_name(self.root, Path(dirpath)) if Path(dirpath) != self.root else ""
+            dirnames[:] = [d for d in dirnames if not is_ignored(f"{rel_dir}/{d}".lstrip("/") + "/")]
+            for name in filenames:
+                rel = f"{rel_dir}/{name}".lstrip("/")
+                if not is_ignored(rel):
+                    if await self.observe(rel):
+                        count += 1
+        return count
+
+    # ---- what tools call -------------------------------------------------------------------------
+    async def read(self, rel: str, task_id: str) -> dict[str, Any]:
+        path, rel = self.resolve(rel)
+        if not path.is_file():
+            raise WorkspaceError(f"{rel} does not exist in the workspace; list_files shows what is there")
+        async with self._lock(rel):
+            digest, size, _ = await self._sample(path)
+            if not await asyncio.to_thread(is_text, path):
+                content = f"(binary {kind_for(path)} file, {size} bytes)"
+            else:
+                content = await asyncio.to_thread(read_text_limited, path, MAX_READ_BYTES)
+            async with self.db.write() as conn:
+                seen = await self.record(conn, rel, digest, size, author="creator",
+                                         content=content if size <= SNAPSHOT_BYTES else None)
+                await self._touch(conn, task_id, seen, read=True)
+        return {"path": rel, "content": content, "version": seen.version}
+
+    async def write(self, rel: str, content: str, base_version: int | None, task_id: str, key: str) -> dict[str, Any]:
+        path, rel = self.resolve(rel)
+        data = content.encode("utf-8")
+        async with self._lock(rel):
+            done = await self._already(key)
+            if done is not None:
+                return done
+            async with self.db.write() as conn:
+                current = await self._current_on_disk(conn, path, rel)
+                if current is not None and base_version != current.version:
+                    raise Conflict(rel, base_version, current.version)
+                if current is None and base_version is not None and path.exists():
+                    raise Conflict(rel, base_version, 0)
+                await asyncio.to_thread(atomic_write, path, data)
+                seen = await self.record(conn, rel, await asyncio.to_thread(content_hash, path), len(data),
+                                         author="agent", task_id=task_id, key=key, content=content)
+                await self._touch(conn, task_id, seen, read=True, wrote=True)
+        return {"path": rel, "version": seen.version}
+
+    async def edit(self, rel: str, edits: list[tuple[str, str]], base_version: int | None, task_id: str,
+                   key: str) -> dict[str, Any]:
+        path, rel = self.resolve(rel)
+        if not path.is_file():
+            raise WorkspaceError(f"{rel} does not exist; use write_file to create it")
+        async with self._lock(rel):
+            done = await self._already(key)
+            if done is not None:
+                return done
+            async with self.db.write() as conn:
+                current = await self._current_on_disk(conn, path, rel)
+                if current is None or base_version != current.version:
+                    raise Conflict(rel, base_version, current.version if current else 0)
+                text = await asyncio.to_thread(read_text_limited, path, MAX_READ_BYTES)
+                new_text = apply_edits(text, edits)
+                await asyncio.to_thread(atomic_write, path, new_text.encode("utf-8"))
+                seen = await self.record(conn, rel, await asyncio.to_thread(content_hash, path),
+                                         len(new_text.encode("utf-8")), author="agent", task_id=task_id, key=key,
+                                         content=new_text)
+                await self._touch(conn, task_id, seen, read=True, wrote=True)
+        return {"path": rel, "version": seen.version}
+
+    async def _already(self, key: str) -> dict[str, Any] | None:
+        """A write with this idempotency key already happened (a retried call): return its result."""
+        async with self.db.read() as conn:
+            row = (await conn.execute(select(s.object_versions.c.path, s.object_versions.c.version).where(
+                s.object_versions.c.idempotency_key == key))).first()
+        return {"path": row.path, "version": row.version} if row else None
+
+    async def _current_on_disk(self, conn: AsyncConnection, path: Path, rel: str) -> Seen | None:
+        """The version of what is on disk right now (a creator save the watcher has not reported yet
+        becomes a new version first)."""
+        if not path.exists():
+            return None
+        digest, size, text = await self._sample(path)
+        return await self.record(conn, rel, digest, size, author="creator", content=text)
+
+    @staticmethod
+    async def _touch(conn: AsyncConnection, task_id: str, seen: Seen, *, read: bool = False,
+                     wrote: bool = False) -> None:
+        t = time.time()
+        row = (await conn.execute(select(s.task_objects).where(
+            s.task_objects.c.task_id == task_id, s.task_objects.c.object_id == seen.object_id))).first()
+        values: dict[str, Any] = {"updated_at": t}
+        if read:
+            values["last_read_version"] = seen.version
+        if wrote:
+            values["last_written_version"] = seen.version
+            values["role"] = "output"
+        if row is None:
+            await conn.execute(insert(s.task_objects).values(task_id=task_id, object_id=seen.object_id, **values))
+        else:
+            await conn.execute(update(s.task_objects).where(
+                s.task_objects.c.task_id == task_id, s.task_objects.c.object_id == seen.object_id).values(**values))
+        if read:
+            await conn.execute(update(s.notices).where(
+                s.notices.c.task_id == task_id, s.notices.c.object_id == seen.object_id,
+                s.notices.c.status == "open", s.notices.c.to_version <= seen.version).values(status="seen"))
+
+    async def list(self, pattern: str = "*") -> list[dict[str, Any]]:
+        async with self.db.read() as conn:
+            rows = (await conn.execute(select(s.objects.c.path, s.objects.c.kind, s.objects.c.version,
+                                              s.objects.c.size).where(s.objects.c.deleted.is_(False)).order_by(
+                s.objects.c.path))).all()
+        return [dict(r._mapping) for r in rows if fnmatch.fnmatch(r.path, pattern)]
+
+    async def open_notices(self, conn: AsyncConnection, task_id: str) -> list[str]:
+        rows = (await conn.execute(select(s.notices.c.summary).where(
+            s.notices.c.task_id == task_id, s.notices.c.status == "open").order_by(s.notices.c.id))).scalars()
+        return list(rows)
+
+    async def count(self) -> int:
+        async with self.db.read() as conn:
+            return (await conn.execute(select(func.count()).select_from(s.objects))).scalar() or 0
+
+
+def describe_change(old: str, new: str) -> str:
+    """A short human account of what changed between two texts ("shot 2 changed", "3 lines added")."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    changed_headings: list[str] = []
+    heading = ""
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    added = removed = 0
+    marks: set[int] = set()
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        removed += i2 - i1
+        added += j2 - j1
+        marks.update(range(j1, max(j2, j1 + 1)))
+    for index, line in enumerate(new_lines + [""]):
+        if line.lstrip().startswith("#"):
+            heading = line.lstrip("# ").strip()
+        if index in marks and heading and heading not in changed_headings:
+            changed_headings.append(heading)
+    if changed_headings:
+        return ", ".join(f"{h!r} changed" for h in changed_headings[:3])
+    return f"{added} line(s) added, {removed} removed"
