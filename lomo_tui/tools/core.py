@@ -37,6 +37,12 @@ def register(reg: Registry) -> None:
             raise ToolError("edit_file needs old/new or a list of edits")
         return await ctx.runtime.workspace.edit(path, pairs, base_version, ctx.task_id, ctx.key)
 
+    @tool(reg, "append_file", "Append text to a workspace file (notes, logs). Not idempotent: after an "
+          "interruption, check the file before appending again.",
+          obj({"path": STR, "text": STR}, ["path", "text"]), side_effect="write", idempotent=False)
+    async def append_file(ctx: ToolContext, path: str, text: str) -> dict[str, Any]:
+        return await ctx.runtime.workspace.append(path, text, ctx.task_id, ctx.key)
+
     @tool(reg, "list_files", "List workspace files (optional glob pattern) with kind and version.",
           obj({"pattern": STR}, []), side_effect="read", idempotent=True)
     async def list_files(ctx: ToolContext, pattern: str = "*") -> dict[str, Any]:

@@ -224,6 +224,28 @@ class Workspace:
                 await self._touch(conn, task_id, seen, read=True, wrote=True)
         return {"path": rel, "version": seen.version}
 
+    async def append(self, rel: str, text: str, task_id: str, key: str) -> dict[str, Any]:
+        """Append TEXT (a log line, a note). Not idempotent: it writes with O_APPEND, so a creator's
+        bytes are never replaced, but a retried call would append twice."""
+        path, rel = self.resolve(rel)
+        async with self._lock(rel):
+            async with self.db.write() as conn:
+                await self._current_on_disk(conn, path, rel)
+
+                def work() -> None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    with open(path, "a", encoding="utf-8") as fh:
+                        fh.write(text)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+
+                await asyncio.to_thread(work)
+                digest, size, snapshot = await self._sample(path)
+                seen = await self.record(conn, rel, digest, size, author="agent", task_id=task_id, key=key,
+                                         content=snapshot)
+                await self._touch(conn, task_id, seen, read=True, wrote=True)
+        return {"path": rel, "version": seen.version}
+
     async def _already(self, key: str) -> dict[str, Any] | None:
         """A write with this idempotency key already happened (a retried call): return its result."""
         async with self.db.read() as conn:

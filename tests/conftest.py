@@ -1,0 +1,140 @@
+"""Shared fixtures: every test gets its own workspace, database and XDG dirs; no network."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+
+LOMO = [sys.executable, "-m", "lomo_tui"]
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.02, what: str = "") -> Any:
+    """Poll PREDICATE until it returns something truthy, or fail after TIMEOUT seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+        time.sleep(interval)
+
+
+async def async_wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.02,
+                         what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if asyncio.iscoroutine(value):
+            value = await value
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+        await asyncio.sleep(interval)
+
+
+def process_state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
+
+class LomoEnv:
+    """A sandbox for one test: workspace folder, SQLite file, replay file, isolated XDG dirs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.workspace = root / "ws"
+        self.workspace.mkdir()
+        self.db_path = root / "lomo.db"
+        self.db_url = f"sqlite+aiosqlite:///{self.db_path}"
+        self.replay_file = root / "replay.jsonl"
+        self.replay_file.write_text("")
+        self.env = dict(os.environ, LOMO_TIME_SCALE="0.01", LOMO_REPLAY_FILE=str(self.replay_file),
+                        XDG_CONFIG_HOME=str(root / "cfg"), XDG_DATA_HOME=str(root / "data"),
+                        XDG_STATE_HOME=str(root / "state"), XDG_CACHE_HOME=str(root / "cache"))
+        for key in ("LOMO_FAULTS", "LOMO_MODEL", "LOMO_DB_URL", "LOMO_WORKSPACE"):
+            self.env.pop(key, None)
+
+    def replay(self, *lines: dict[str, Any]) -> None:
+        self.replay_file.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+
+    def argv(self, *args: str, model: str = "lomo/replay") -> list[str]:
+        return LOMO + ["--workspace", str(self.workspace), "--db", self.db_url, "--model", model, *args]
+
+    def environ(self, faults: str | None = None, **extra: str) -> dict[str, str]:
+        env = dict(self.env, **extra)
+        if faults:
+            env["LOMO_FAULTS"] = faults
+        return env
+
+    def run(self, *args: str, faults: str | None = None, model: str = "lomo/replay", timeout: float = 90,
+            **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self.argv(*args, model=model), env=self.environ(faults, **extra), capture_output=True,
+                              text=True, timeout=timeout)
+
+    def popen(self, *args: str, faults: str | None = None, model: str = "lomo/replay",
+              **extra: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(self.argv(*args, model=model), env=self.environ(faults, **extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def new_task(self, title: str = "Test task") -> str:
+        proc = self.run("task", "new", title, "--json")
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)["id"]
+
+    def inspect(self) -> dict[str, Any]:
+        proc = self.run("inspect", "--json")
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    def settings(self, **overrides: Any) -> Any:
+        from lomo_tui.config import load_settings
+
+        env = self.environ()
+        env.update({k: str(v) for k, v in overrides.pop("env", {}).items()})
+        settings = load_settings(workspace=str(self.workspace), db=self.db_url,
+                                 model=overrides.pop("model", "lomo/replay"), env=env,
+                                 config_path=self.root / "cfg" / "config.toml")
+        for key, value in overrides.items():
+            setattr(settings, key, value)
+        return settings
+
+
+@pytest.fixture
+def lomo(tmp_path: Path) -> LomoEnv:
+    return LomoEnv(tmp_path)
+
+
+@pytest.fixture
+def kill_on_exit():
+    """Processes a test started are killed (and continued, if stopped) when it ends."""
+    procs: list[subprocess.Popen[str]] = []
+    yield procs.append
+    for proc in procs:
+        if proc.poll() is None:
+            try:
+                os.kill(proc.pid, signal.SIGCONT)
+                proc.kill()
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=10)
+
+
+def have(tool: str) -> bool:
+    return shutil.which(tool) is not None
