@@ -180,7 +180,7 @@ class Workspace:
             async with self.db.write() as conn:
                 seen = await self.record(conn, rel, digest, size, author="creator",
                                          content=content if size <= SNAPSHOT_BYTES else None)
-                await self._touch(conn, task_id, seen, read=True)
+                await self.touch(conn, task_id, seen, read=True)
         return {"path": rel, "content": content, "version": seen.version}
 
     async def write(self, rel: str, content: str, base_version: int | None, task_id: str, key: str) -> dict[str, Any]:
@@ -199,7 +199,7 @@ class Workspace:
                 await asyncio.to_thread(atomic_write, path, data)
                 seen = await self.record(conn, rel, await asyncio.to_thread(content_hash, path), len(data),
                                          author="agent", task_id=task_id, key=key, content=content)
-                await self._touch(conn, task_id, seen, read=True, wrote=True)
+                await self.touch(conn, task_id, seen, read=True, wrote=True)
         return {"path": rel, "version": seen.version}
 
     async def edit(self, rel: str, edits: list[tuple[str, str]], base_version: int | None, task_id: str,
@@ -221,7 +221,7 @@ class Workspace:
                 seen = await self.record(conn, rel, await asyncio.to_thread(content_hash, path),
                                          len(new_text.encode("utf-8")), author="agent", task_id=task_id, key=key,
                                          content=new_text)
-                await self._touch(conn, task_id, seen, read=True, wrote=True)
+                await self.touch(conn, task_id, seen, read=True, wrote=True)
         return {"path": rel, "version": seen.version}
 
     async def append(self, rel: str, text: str, task_id: str, key: str) -> dict[str, Any]:
@@ -243,7 +243,7 @@ class Workspace:
                 digest, size, snapshot = await self._sample(path)
                 seen = await self.record(conn, rel, digest, size, author="agent", task_id=task_id, key=key,
                                          content=snapshot)
-                await self._touch(conn, task_id, seen, read=True, wrote=True)
+                await self.touch(conn, task_id, seen, read=True, wrote=True)
         return {"path": rel, "version": seen.version}
 
     async def _already(self, key: str) -> dict[str, Any] | None:
@@ -262,7 +262,7 @@ class Workspace:
         return await self.record(conn, rel, digest, size, author="creator", content=text)
 
     @staticmethod
-    async def _touch(conn: AsyncConnection, task_id: str, seen: Seen, *, read: bool = False,
+    async def touch(conn: AsyncConnection, task_id: str, seen: Seen, *, read: bool = False,
                      wrote: bool = False) -> None:
         t = time.time()
         row = (await conn.execute(select(s.task_objects).where(

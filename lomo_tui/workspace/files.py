@@ -1,0 +1,305 @@
+"""File primitives for the workspace: atomic writes, hashing, kinds, text sniffing, exact edits.
+
+Every function here raises only `WorkspaceError` subclasses, never a bare `OSError`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import hashlib
+import io
+import json
+import os
+import secrets
+import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from itertools import pairwise
+from pathlib import Path
+from typing import BinaryIO
+
+from lomo_tui.workspace.errors import (
+    BinaryFile,
+    EditError,
+    EditsOverlap,
+    FileTooLarge,
+    NoSuchFile,
+    NotAFile,
+    SnippetNotFound,
+    SnippetNotUnique,
+    WorkspaceError,
+    WorkspaceIOError,
+    WorkspacePermissionError,
+)
+from lomo_tui.workspace.paths import ATOMIC_TEMP_PREFIX
+
+SNIFF_BYTES = 8192
+FLOW_SNIFF_LIMIT = 4 * 1024 * 1024
+"""A `.json` file larger than this is not opened to look for the flow marker."""
+
+_KINDS_BY_SUFFIX: dict[str, str] = {
+    **dict.fromkeys(
+        (".md", ".markdown", ".txt", ".json", ".yaml", ".yml", ".toml", ".csv", ".tsv",
+         ".html", ".htm", ".xml", ".rst", ".org", ".srt", ".vtt", ".fountain"),
+        "document",
+    ),
+    **dict.fromkeys(
+        (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff", ".svg"), "image"
+    ),
+    **dict.fromkeys((".mp4", ".webm", ".mov", ".mkv", ".avi", ".m4v"), "video"),
+    **dict.fromkeys((".gltf", ".glb", ".obj", ".stl", ".fbx", ".ply", ".usdz"), "3d"),
+    **dict.fromkeys((".wav", ".mp3", ".ogg", ".flac", ".m4a", ".aac", ".opus"), "audio"),
+}
+
+
+def _error(path: Path, action: str, exc: OSError) -> WorkspaceError:
+    """Translate an `OSError` into a `WorkspaceError` that says what to do."""
+    shown = str(path)
+    code = exc.errno
+    if code in (errno.EACCES, errno.EPERM):
+        return WorkspacePermissionError(shown, action)
+    if code == errno.EROFS:
+        return WorkspacePermissionError(shown, action, "the file system is read-only")
+    if code == errno.ENOENT:
+        return NoSuchFile(shown)
+    if code == errno.EISDIR:
+        return NotAFile(shown)
+    if code in (errno.ENOTDIR, errno.EEXIST):
+        return WorkspaceIOError(
+            shown, action, "part of its folder path is a file, not a folder", "choose another path"
+        )
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return WorkspaceIOError(shown, action, "the disk is full", "free some space and try again")
+    return WorkspaceIOError(shown, action, exc.strerror or str(exc), "check the file and try again")
+
+
+@contextmanager
+def _open_regular(path: Path, action: str) -> Iterator[io.BufferedReader]:
+    """Open a regular file for reading (a FIFO or device would block or never end)."""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise NotAFile(str(path))
+        if not stat.S_ISREG(mode):
+            raise NotAFile(str(path), "a special file")
+        with open(path, "rb") as f:
+            yield f
+    except OSError as exc:
+        raise _error(path, action, exc) from exc
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so readers see the old file or the new one, never a mix.
+
+    Writes a temp file (an ignored ``.lomo-tmp-…`` name) in the same folder, fsyncs it, keeps
+    the existing file's permission bits, renames it over `path` and fsyncs the folder. Missing
+    parent folders are created. On failure the temp file is removed and the original is intact.
+    Pass a resolved path (`paths.resolve_in_workspace`): a symlink at `path` is replaced.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = _create_temp(path.parent)
+    except OSError as exc:
+        raise _error(path, "write", exc) from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            _keep_mode(path, f.fileno())
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise _error(path, "write", exc) from exc
+        raise
+    _fsync_dir(path.parent)
+
+
+def _create_temp(folder: Path) -> tuple[int, Path]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        temp = folder / f"{ATOMIC_TEMP_PREFIX}{secrets.token_hex(6)}"
+        try:
+            return os.open(temp, flags, 0o666), temp
+        except FileExistsError:
+            continue
+
+
+def _keep_mode(path: Path, fd: int) -> None:
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return
+    os.fchmod(fd, mode)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable; some file systems cannot fsync a folder, which is fine."""
+    with suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of the file's bytes, hex; streamed, so a large file is never held in memory."""
+    with _open_regular(path, "read") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def kind_for(path: Path) -> str:
+    """One of document, flow, image, video, 3d, audio, other.
+
+    Mostly by suffix. A ``*.flow.json`` file, or a JSON file whose top-level object has a
+    ``"lomo_flow"`` key, is a flow. An animated GIF or WebP is a video (the studio writes clips
+    that way); a still one is an image.
+    """
+    name = path.name.lower()
+    if name.endswith(".flow.json"):
+        return "flow"
+    suffix = path.suffix.lower()
+    if suffix == ".json" and _has_flow_marker(path):
+        return "flow"
+    if suffix in (".gif", ".webp") and _is_animated(path):
+        return "video"
+    return _KINDS_BY_SUFFIX.get(suffix, "other")
+
+
+def _has_flow_marker(path: Path) -> bool:
+    try:
+        if path.stat().st_size > FLOW_SNIFF_LIMIT:
+            return False
+        data = path.read_bytes()
+        if b'"lomo_flow"' not in data:
+            return False
+        obj = json.loads(data)
+    except (OSError, ValueError):
+        return False
+    return isinstance(obj, dict) and "lomo_flow" in obj
+
+
+def _is_animated(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(21)
+            if head[:4] == b"RIFF" and head[8:16] == b"WEBPVP8X":
+                return len(head) == 21 and bool(head[20] & 0x02)
+            if head[:3] == b"GIF":
+                f.seek(0)
+                return _gif_has_two_frames(f)
+    except OSError:
+        pass
+    return False
+
+
+def _gif_has_two_frames(f: BinaryIO) -> bool:
+    """Walk GIF blocks until a second image descriptor (or the end)."""
+    header = f.read(13)
+    if len(header) < 13:
+        return False
+    if header[10] & 0x80:
+        f.seek(3 * (2 << (header[10] & 7)), os.SEEK_CUR)
+    frames = 0
+    while block := f.read(1):
+        if block == b"\x2c":
+            frames += 1
+            if frames == 2:
+                return True
+            descriptor = f.read(9)
+            if len(descriptor) < 9:
+                return False
+            if descriptor[8] & 0x80:
+                f.seek(3 * (2 << (descriptor[8] & 7)), os.SEEK_CUR)
+            f.read(1)  # LZW minimum code size
+        elif block == b"\x21":
+            f.read(1)  # extension label
+        else:
+            return False  # trailer, or not a GIF after all
+        _skip_sub_blocks(f)
+    return False
+
+
+def _skip_sub_blocks(f: BinaryIO) -> None:
+    while (size := f.read(1)) and size[0]:
+        f.seek(size[0], os.SEEK_CUR)
+
+
+def is_text(path: Path) -> bool:
+    """Whether the file looks like UTF-8 text: no NUL and valid UTF-8 in its first 8 KB."""
+    with _open_regular(path, "read") as f:
+        head = f.read(SNIFF_BYTES)
+        whole = len(head) < SNIFF_BYTES or not f.read(1)
+    if b"\x00" in head:
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=whole)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def read_text_limited(path: Path, max_bytes: int) -> str:
+    """The file's UTF-8 text, exactly as stored (line endings kept).
+
+    Raises `FileTooLarge` over `max_bytes`, `BinaryFile` when it is not UTF-8 text.
+    """
+    with _open_regular(path, "read") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise FileTooLarge(str(path), size, max_bytes)
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileTooLarge(str(path), len(data), max_bytes)
+    if b"\x00" in data:
+        raise BinaryFile(str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BinaryFile(str(path)) from exc
+
+
+def find_unique(text: str, old: str, edit_no: int = 1) -> int:
+    """Index of the only occurrence of `old` in `text` (overlapping occurrences count)."""
+    if not old:
+        raise EditError(
+            f"Edit {edit_no} has no text to replace, so no edit was applied; quote the exact "
+            "text to change."
+        )
+    first = text.find(old)
+    if first < 0:
+        raise SnippetNotFound(edit_no, old)
+    if text.find(old, first + 1) >= 0:
+        raise SnippetNotUnique(edit_no, old, _count_overlapping(text, old))
+    return first
+
+
+def _count_overlapping(text: str, old: str) -> int:
+    count, at = 0, text.find(old)
+    while at >= 0:
+        count, at = count + 1, text.find(old, at + 1)
+    return count
+
+
+def apply_edits(text: str, edits: Sequence[tuple[str, str]]) -> str:
+    """Replace each `old` with its `new`, all or nothing.
+
+    Each `old` must occur exactly once in the original `text`, and no two edits may overlap;
+    otherwise an `EditError` names the edit and nothing is applied.
+    """
+    spans = sorted(
+        (find_unique(text, old, no), no, old, new) for no, (old, new) in enumerate(edits, 1)
+    )
+    for (start_a, no_a, old_a, _), (start_b, no_b, _, _) in pairwise(spans):
+        if start_a + len(old_a) > start_b:
+            raise EditsOverlap(*sorted((no_a, no_b)))
+    pieces, at = [], 0
+    for start, _, old, new in spans:
+        pieces += [text[at:start], new]
+        at = start + len(old)
+    pieces.append(text[at:])
+    return "".join(pieces)
