@@ -64,6 +64,7 @@ class Settings:
     time_scale: float = 1.0
     replay_file: Path | None = None
     faults: str = ""
+    studio_faults: str = ""
     max_turn_crashes: int = 3
     workers: int = 4
     file: dict[str, Any] = field(default_factory=dict)
@@ -108,6 +109,7 @@ def load_settings(
         time_scale=_float("LOMO_TIME_SCALE", env.get("LOMO_TIME_SCALE") or runtime.get("time_scale"), 1.0),
         replay_file=Path(replay).expanduser() if replay else None,
         faults=env.get("LOMO_FAULTS", ""),
+        studio_faults=env.get("LOMO_STUDIO_FAULTS", ""),
         max_turn_crashes=int(runtime.get("max_turn_crashes", 3)),
         workers=int(runtime.get("workers", 4)),
         file=file,

@@ -139,9 +139,13 @@ def _count(env: LomoEnv, table: str) -> int:
 async def test_older_database_is_upgraded_without_losing_rows(lomo: LomoEnv) -> None:
     db = Database(lomo.db_url)
     await migrate.upgrade(db, "0001")
-    ledger = Ledger(db)
-    task = await ledger.create_task("old work", brief="from release one")
-    await ledger.deliver(task, "still here")
+    task = "task-0ld"
+    async with db.write() as conn:  # rows as release 0001 wrote them
+        await conn.exec_driver_sql(
+            "INSERT INTO tasks (id, kind, status, title, brief, created_at, updated_at) "
+            f"VALUES ('{task}', 'persistent', 'idle', 'old work', 'from release one', 1, 1)")
+        await conn.exec_driver_sql(
+            f"INSERT INTO inbox (id, task_id, text, sent_at) VALUES ('msg-0ld', '{task}', 'still here', 1)")
     assert await migrate.current_revision(db) == "0001"
     await migrate.upgrade(db)
     assert await migrate.current_revision(db) == migrate.HEAD
@@ -151,6 +155,7 @@ async def test_older_database_is_upgraded_without_losing_rows(lomo: LomoEnv) -> 
         objects = (await conn.execute(select(func.count()).select_from(s.objects))).scalar()
     await db.close()
     assert (row.title, row.brief, list(texts), objects) == ("old work", "from release one", ["still here"], 0)
+    assert row.autonomy == "plan"  # a column added later got its default
 
 
 async def test_sqlite_connections_carry_the_ledger_pragmas(lomo: LomoEnv) -> None:

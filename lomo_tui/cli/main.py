@@ -234,7 +234,7 @@ async def resolve(settings: Any, args: argparse.Namespace) -> int:
         approve = args.command == "approve"
         gate = await resolve_gate(runtime.db, args.gate_id, approve=approve,
                                   option=getattr(args, "option", None), by=f"creator:cli:{args.command}")
-        await runtime.resolve_wait(gate.id)
+        await runtime.poke(gate.turn_id)
     finally:
         await runtime.close()
     word = "approved" if approve else "rejected"

@@ -15,6 +15,7 @@ from ..errors import LomoError, UnknownId
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import Database
+from .budget import grant
 
 KINDS = ("clarify", "plan", "spend", "irreversible", "question")
 
@@ -67,6 +68,8 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         await conn.execute(update(s.gates).where(s.gates.c.id == gate_id, s.gates.c.status == "pending").values(
             status="approved" if approve else "rejected", resolved_at=time.time(), resolution=resolution,
             resolved_by=by))
+        if approve:
+            await grant(conn, gate=row, by=by)
         await conn.execute(insert(s.events).values(type="gate_resolved", at=time.time(), task_id=row.task_id,
                                                    turn_id=row.turn_id,
                                                    data={"gate_id": gate_id, "approved": approve, "by": by}))

@@ -417,6 +417,42 @@ class Ledger:
                 turns.append(await self.ensure_turn(conn, task_id))
         return turns
 
+    async def waiting_turns(self) -> list[str]:
+        async with self.db.read() as conn:
+            return list((await conn.execute(select(s.turns.c.id).where(s.turns.c.status == "waiting"))).scalars())
+
+    async def requeue_if_settled(self, conn: AsyncConnection, turn_id: str) -> bool:
+        """If TURN_ID waits on something that has settled (gate answered, jobs finished), queue it again."""
+        turn = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
+        if turn is None or turn.status != "waiting" or not await self._settled(conn, turn):
+            return False
+        await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.status == "waiting").values(
+            status="queued", wait_kind=None, wait_ref=None, updated_at=now()))
+        task = await self.task_row(conn, turn.task_id)
+        if task.status not in ("paused", "stopped"):
+            await self.set_task_status(conn, turn.task_id, "active")
+        return True
+
+    @staticmethod
+    async def _settled(conn: AsyncConnection, turn: Any) -> bool:
+        kind, ref = turn.wait_kind, turn.wait_ref or ""
+        if kind == "gate":
+            status = (await conn.execute(select(s.gates.c.status).where(s.gates.c.id == ref))).scalar()
+            return status != "pending"
+        if kind == "job":
+            status = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == ref))).scalar()
+            return status not in ("submitting", "queued", "running")
+        if kind == "step":
+            turn_id, _, step = ref.rpartition("/")
+            gate = (await conn.execute(select(s.gates.c.id).where(
+                s.gates.c.turn_id == turn_id, s.gates.c.status == "pending",
+                s.gates.c.tool_call_id.like(f"{turn_id}/{step}/%")))).first()
+            job = (await conn.execute(select(s.jobs.c.id).where(
+                s.jobs.c.turn_id == turn_id, s.jobs.c.step == int(step),
+                s.jobs.c.status.in_(("submitting", "queued", "running"))))).first()
+            return gate is None and job is None
+        return False
+
     async def count_model_calls(self) -> int:
         async with self.db.read() as conn:
             return (await conn.execute(select(func.count()).select_from(s.model_calls))).scalar() or 0

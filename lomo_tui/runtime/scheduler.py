@@ -24,6 +24,8 @@ from ..store import schema as s
 from ..store.engine import Database
 from ..tools import default_registry
 from ..tools.registry import Registry, Tool
+from ..governance.budget import Budget
+from ..studio.service import Studio
 from ..workspace.objects import Workspace
 from .bus import Bus
 from .ledger import Ledger
@@ -43,11 +45,13 @@ class Runtime:
         self.faults = Faults(settings.faults)
         self.registry: Registry = default_registry()
         self.workspace = Workspace(settings.workspace, self.db)
+        self.budget = Budget.from_config(settings.section("budget"))
+        self.studio = Studio(self)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
-        self.services: list[Any] = []  # objects with async start()/stop() (watcher, studio…)
+        self.services: list[Any] = [self.studio]  # objects with async start()/stop()/busy()
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
         self._active: set[str] = set()
@@ -123,9 +127,12 @@ class Runtime:
         return _process_state(pid) != "Z"
 
     async def sweep(self) -> None:
-        """Watchdog pass: adopt orphaned inbox messages, wake runnable turns, fail poisoned ones."""
+        """Watchdog pass: adopt orphaned inbox messages, requeue settled waits, wake runnable turns,
+        fail poisoned ones."""
         for turn_id in await self.ledger.adopt_orphans():
             self.wake(turn_id)
+        for turn_id in await self.ledger.waiting_turns():
+            await self.poke(turn_id)
         for row in await self.ledger.runnable_turns(self.owner_alive):
             if row.id in self._active:
                 continue
@@ -215,22 +222,25 @@ class Runtime:
         if turn_id:
             self.wake(turn_id)
 
-    async def resolve_wait(self, wait_ref: str) -> list[str]:
-        """A gate or job resolved: requeue the turns waiting on it and wake them."""
-        from sqlalchemy import update
-
+    async def poke(self, turn_id: str | None) -> bool:
+        """Re-check what a waiting turn waits for; when it is settled, queue the turn and wake it."""
+        if turn_id is None:
+            return False
         async with self.db.write() as conn:
-            rows = (await conn.execute(select(s.turns.c.id, s.turns.c.task_id).where(
-                s.turns.c.status == "waiting", s.turns.c.wait_ref == wait_ref))).all()
-            for row in rows:
-                await conn.execute(update(s.turns).where(s.turns.c.id == row.id, s.turns.c.status == "waiting").values(
-                    status="queued", wait_kind=None, wait_ref=None, updated_at=time.time()))
-                task = await self.ledger.task_row(conn, row.task_id)
-                if task.status not in ("paused", "stopped"):
-                    await self.ledger.set_task_status(conn, row.task_id, "active")
-        for row in rows:
-            self.wake(row.id)
-        return [row.id for row in rows]
+            if not await self.ledger.requeue_if_settled(conn, turn_id):
+                return False
+        self.wake(turn_id)
+        self._changed.set()
+        return True
+
+    async def step_ends_turn(self, task: Any, tools: list[Tool], planned: int) -> bool:
+        """After a step whose calls all finished: may the turn end without asking the model again?
+        Yes for routing calls; and for a lightweight task's generations (D3: a one-shot shows its result)."""
+        if len(tools) != planned:
+            return False
+        if all(t.ends_turn for t in tools):
+            return True
+        return task.kind == "lightweight" and all(t.side_effect == "paid" for t in tools)
 
     async def quiet(self) -> bool:
         """Nothing this database could run now: no queued or running turn except paused/stopped tasks'."""

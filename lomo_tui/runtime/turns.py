@@ -159,37 +159,50 @@ class TurnRunner:
         planned = decision.get("tool_calls") or []
         last = len(planned) - 1
         finished_last = False
+        deferred: list[Suspend] = []
         for seq, call in enumerate(planned):
             row = calls.get(seq)
             if row is not None and row.status in TERMINAL_CALL:
                 continue
             name, args = call["name"], dict(call.get("arguments") or {})
             tool = self.rt.registry.get(name)
+            is_last = seq == last
             if tool is None:
                 await self._finish(step, seq, name, "failed", {"error": f"unknown tool {name!r}"}, ran=False,
-                                   last=seq == last)
-                finished_last = seq == last
+                                   last=is_last and not deferred)
+                finished_last = is_last
                 continue
             if row is not None and row.status == "started" and not tool.idempotent:
                 await self._finish(step, seq, name, "outcome_unknown", {"outcome_unknown": True,
                                                                         "message": OUTCOME_UNKNOWN},
-                                   ran=False, last=seq == last)
-                finished_last = seq == last
+                                   ran=False, last=is_last and not deferred)
+                finished_last = is_last
                 continue
             await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
             self.rt.faults.hit("after_tool_started")
             ctx = ToolContext(self.rt, self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
             status, result = await self._invoke(tool, ctx, args)
             if isinstance(result, Suspend):
+                if result.defer:
+                    deferred.append(result)
+                    continue
                 await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status)
                 self.rt.bus.publish("turn_suspended", task.id, wait_kind=result.kind, wait_ref=result.ref)
+                await self.rt.poke(self.claim.turn_id)  # it may have resolved while we parked
                 return "suspended"
             self.rt.faults.hit("after_tool_effect")
-            await self._finish(step, seq, name, status, result, ran=True, last=seq == last)
+            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred)
             self.rt.faults.hit("after_tool_done")
-            finished_last = seq == last
+            finished_last = is_last
+        if deferred:
+            waiting_gate = any(d.kind == "gate" for d in deferred)
+            await self.ledger.suspend(self.claim, "step", f"{self.claim.turn_id}/{step}",
+                                      "waiting_gate" if waiting_gate else "waiting_job")
+            self.rt.bus.publish("turn_suspended", task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
+            await self.rt.poke(self.claim.turn_id)
+            return "suspended"
         tools = [self.rt.registry.get(c["name"]) for c in planned]
-        if planned and all(t is not None and t.ends_turn for t in tools):
+        if planned and await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned)):
             await self.ledger.complete_turn(self.claim, step, await self.rt.finish_outcome(task))
             self.rt.bus.publish("turn_completed", task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
             return "completed"

@@ -26,6 +26,7 @@ tasks = Table(
     Column("revisions", Integer, nullable=False, server_default="0"),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("autonomy", String(16), nullable=False, server_default="plan"),  # ask | plan | auto (0003)
 )
 Index("ix_tasks_updated", tasks.c.updated_at)
 
@@ -212,3 +213,59 @@ notices = Table(
     Column("created_at", Float, nullable=False),
 )
 Index("ix_notices_task", notices.c.task_id, notices.c.status)
+
+# ---- studio and governance (0003) --------------------------------------------------------------------
+jobs = Table(
+    "jobs", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("workspace", Text, nullable=False),
+    Column("idempotency_key", String(120), nullable=False),
+    Column("task_id", String(40), ForeignKey("tasks.id")),
+    Column("turn_id", String(40)),
+    Column("step", Integer),
+    Column("kind", String(8), nullable=False),  # image | video | 3d | audio
+    Column("provider", String(80), nullable=False),
+    Column("provider_job_id", String(160)),
+    # submitting | queued | running | done | failed | unknown | expired | cancelled
+    Column("status", String(16), nullable=False),
+    Column("progress", Float, nullable=False, server_default="0"),
+    Column("event_seq", Integer, nullable=False, server_default="0"),
+    Column("prompt", Text, nullable=False, server_default=""),
+    Column("params", JSON, nullable=False),
+    Column("cost", Float, nullable=False, server_default="0"),
+    Column("artifact_path", Text),
+    Column("error", Text),
+    Column("deadline", Float, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("finished_at", Float),
+    UniqueConstraint("workspace", "idempotency_key", name="uq_jobs_workspace_key"),
+)
+Index("ix_jobs_status", jobs.c.status)
+
+charges = Table(
+    "charges", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("job_id", String(40), ForeignKey("jobs.id"), nullable=False),
+    Column("task_id", String(40)),
+    Column("amount", Float, nullable=False),
+    Column("currency", String(16), nullable=False, server_default="credits"),
+    Column("idempotency_key", String(120), nullable=False, unique=True),
+    Column("status", String(16), nullable=False, server_default="charged"),  # charged | refunded
+    Column("created_at", Float, nullable=False),
+    Column("refunded_at", Float),
+)
+
+authorisations = Table(
+    "authorisations", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), ForeignKey("tasks.id")),
+    Column("scope", String(16), nullable=False),  # call | plan
+    Column("idempotency_key", String(120)),  # the call it covers (scope=call)
+    Column("amount", Float, nullable=False),
+    Column("gate_id", String(40)),
+    Column("granted_by", String(80), nullable=False),  # the creator action that granted it
+    Column("created_at", Float, nullable=False),
+    Column("revoked_at", Float),
+)
+Index("ix_authorisations_task", authorisations.c.task_id)

@@ -5,10 +5,11 @@ from .registry import Registry, Suspend, Tool, ToolContext, ToolError
 
 
 def default_registry() -> Registry:
-    from . import core, tasks
+    from . import core, media, tasks
 
     reg = Registry()
     core.register(reg)
+    media.register(reg)
     tasks.register(reg)
     return reg
 

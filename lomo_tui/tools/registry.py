@@ -26,6 +26,7 @@ class Suspend:
     kind: str  # "gate" | "job"
     ref: str
     task_status: str  # waiting_gate | waiting_job
+    defer: bool = False  # let the step's other calls run first; the turn waits at the end of the step
 
 
 @dataclass

@@ -1,0 +1,107 @@
+"""Budget and authorisation for paid generation (G6–G8): the one door that says whether money may move.
+
+Three separate dimensions: the task's autonomy level (ask | plan | auto), the budget (free amount per
+call, a daily free cap, approved plan budgets) and authorisation records, which only a creator's
+explicit action creates (resolving a gate). A model's arguments or words never create one.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..runtime.ids import new_id
+from ..store import schema as s
+
+AUTONOMY = ("ask", "plan", "auto")
+
+
+@dataclass(frozen=True)
+class Budget:
+    free_per_call: float = 0.10
+    daily_free_cap: float = 1.00
+    auto_daily_cap: float = 0.0  # spending allowed without asking for tasks on autonomy "auto"
+    currency: str = "credits"
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any]) -> "Budget":
+        return cls(free_per_call=float(section.get("free_per_call", cls.free_per_call)),
+                   daily_free_cap=float(section.get("daily_free_cap", cls.daily_free_cap)),
+                   auto_daily_cap=float(section.get("auto_daily_cap", cls.auto_daily_cap)),
+                   currency=str(section.get("currency", cls.currency)))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    reason: str  # why it may go ahead, or why it must ask
+
+
+def start_of_today() -> float:
+    today = dt.datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    return today.timestamp()
+
+
+async def spent_today(conn: AsyncConnection) -> float:
+    total = (await conn.execute(select(func.coalesce(func.sum(s.charges.c.amount), 0.0)).where(
+        s.charges.c.status == "charged", s.charges.c.created_at >= start_of_today()))).scalar()
+    return round(float(total or 0.0), 4)
+
+
+async def task_spend(conn: AsyncConnection, task_id: str) -> float:
+    total = (await conn.execute(select(func.coalesce(func.sum(s.charges.c.amount), 0.0)).where(
+        s.charges.c.status == "charged", s.charges.c.task_id == task_id))).scalar()
+    return round(float(total or 0.0), 4)
+
+
+async def plan_allowance(conn: AsyncConnection, task_id: str) -> float:
+    granted = (await conn.execute(select(func.coalesce(func.sum(s.authorisations.c.amount), 0.0)).where(
+        s.authorisations.c.task_id == task_id, s.authorisations.c.scope == "plan",
+        s.authorisations.c.revoked_at.is_(None)))).scalar()
+    return round(float(granted or 0.0), 4)
+
+
+async def check_spend(conn: AsyncConnection, budget: Budget, *, task_id: str, autonomy: str, key: str,
+                      amount: float) -> Verdict:
+    """May this paid call (idempotency KEY, costing AMOUNT) go ahead without asking?"""
+    granted = (await conn.execute(select(s.authorisations.c.id).where(
+        s.authorisations.c.idempotency_key == key, s.authorisations.c.scope == "call",
+        s.authorisations.c.revoked_at.is_(None)))).first()
+    if granted is not None:
+        return Verdict(True, "approved by the creator")
+    today = await spent_today(conn)
+    if autonomy != "ask" and amount <= budget.free_per_call and today + amount <= budget.daily_free_cap:
+        return Verdict(True, "within the free allowance")
+    if autonomy in ("plan", "auto"):
+        allowance = await plan_allowance(conn, task_id)
+        if allowance and await task_spend(conn, task_id) + amount <= allowance:
+            return Verdict(True, "within the approved plan budget")
+    if autonomy == "auto" and today + amount <= budget.auto_daily_cap:
+        return Verdict(True, "within the autonomous daily budget")
+    return Verdict(False, _why(budget, autonomy, amount, today))
+
+
+def _why(budget: Budget, autonomy: str, amount: float, today: float) -> str:
+    c = budget.currency
+    if autonomy == "ask":
+        return "this task asks before every paid call"
+    if amount > budget.free_per_call:
+        return f"{amount:.2f} {c} is over the free amount per call ({budget.free_per_call:.2f} {c})"
+    return f"today's spend would reach {today + amount:.2f} {c}, over the daily free cap ({budget.daily_free_cap:.2f} {c})"
+
+
+async def grant(conn: AsyncConnection, *, gate: Any, by: str) -> None:
+    """Record the authorisation an approved gate stands for (called only from gate resolution)."""
+    scope = gate.scope or {}
+    if gate.kind == "spend":
+        await conn.execute(insert(s.authorisations).values(
+            id=new_id("auth"), task_id=gate.task_id, scope="call", idempotency_key=scope.get("key"),
+            amount=float(scope.get("amount", 0)), gate_id=gate.id, granted_by=by, created_at=time.time()))
+    elif gate.kind == "plan" and scope.get("budget"):
+        await conn.execute(insert(s.authorisations).values(
+            id=new_id("auth"), task_id=gate.task_id, scope="plan", amount=float(scope["budget"]),
+            gate_id=gate.id, granted_by=by, created_at=time.time()))

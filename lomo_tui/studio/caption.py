@@ -1,0 +1,68 @@
+"""The prompt written small on a picture, in a font that has its characters."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .palette import Palette
+
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+# Tried after Pillow's bundled font (basic Latin only), in order, where the system has them.
+_SYSTEM_FONTS = (
+    "DejaVuSans.ttf", "NotoSans-Regular.ttf", "Arial Unicode.ttf", "arial.ttf",
+    "NotoSansCJK-Regular.ttc", "NotoSansCJKsc-Regular.otf", "DroidSansFallbackFull.ttf",
+    "PingFang.ttc", "Hiragino Sans GB.ttc", "msyh.ttc",
+)
+_MISSING = "\U0010fffd"  # a private-use character no font draws: its glyph is the "missing" box
+
+
+@lru_cache(maxsize=8)
+def _fonts(size: int) -> tuple[Font, ...]:
+    fonts: list[Font] = [ImageFont.load_default(size)]
+    for name in _SYSTEM_FONTS:
+        try:
+            fonts.append(ImageFont.truetype(name, size))
+        except OSError:
+            continue
+    return tuple(fonts)
+
+
+@lru_cache(maxsize=4096)
+def _glyph(font: Font, ch: str) -> bytes:
+    canvas = Image.new("L", (64, 64))
+    ImageDraw.Draw(canvas).text((8, 8), ch, font=font, fill=255)
+    return canvas.tobytes()
+
+
+def _covered(font: Font, text: str) -> int:
+    return sum(ch.isspace() or _glyph(font, ch) != _glyph(font, _MISSING) for ch in set(text))
+
+
+def font_for(text: str, size: int) -> Font:
+    """The first font that draws every character of ``text`` (else the one that draws most)."""
+    fonts = _fonts(size)
+    need = len(set(text))
+    return next((f for f in fonts if _covered(f, text) == need), None) or max(fonts, key=lambda f: _covered(f, text))
+
+
+def _fit(text: str, font: Font, width: int) -> str:
+    """``text``, cut with an ellipsis where needed so it fits ``width`` pixels."""
+    if font.getlength(text) <= width:
+        return text
+    while text and font.getlength(text + "…") > width:
+        text = text[: min(len(text) - 1, int(len(text) * width / font.getlength(text + "…")))]
+    return text.rstrip() + "…"
+
+
+def caption(image: Image.Image, prompt: str, palette: Palette) -> None:
+    """Write the prompt small along the bottom-left edge, in the palette's ink."""
+    w, h = image.size
+    size = margin = max(8, min(w, h) // 40)
+    text = " ".join(prompt.split())[:200]
+    font = font_for(text + "…", size)
+    text = _fit(text, font, w - 2 * margin)
+    d = ImageDraw.Draw(image, "RGBA")
+    d.text((margin + 1, h - 2 * margin + 1), text, font=font, fill=(0, 0, 0, 90))
+    d.text((margin, h - 2 * margin), text, font=font, fill=palette.ink)

@@ -1,0 +1,168 @@
+"""The embedded studio: an offline provider inside the process that makes real files.
+
+It behaves like a remote service: it accepts a job and returns an id, reports progress through
+callbacks, and takes realistic time (scaled by LOMO_TIME_SCALE). Orders are idempotent by key, as a
+provider with idempotency keys would be. Fault knobs for drills come from LOMO_STUDIO_FAULTS:
+`duplicate` (every callback twice), `out_of_order` (a late "running" after "done"), `lose_final`
+(the completion callback is lost; polling must find it), `submit_unknown` (accepts, then the
+submit call fails as if the connection dropped), `never_resolve` (jobs hang forever).
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .prices import simulated_latency
+from .providers import EventSink, JobEvent, ProviderError
+from .render import render_audio, render_clip, render_image, render_mesh
+
+log = logging.getLogger("lomo.studio")
+FAULTS = frozenset({"duplicate", "out_of_order", "lose_final", "submit_unknown", "never_resolve"})
+PROGRESS_TICKS = 5
+
+
+@dataclass
+class _Job:
+    id: str
+    kind: str
+    params: dict[str, Any]
+    seq: int = 0
+    status: str = "queued"
+    progress: float = 0.0
+    error: str | None = None
+    result: Path | None = None
+    runner: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class EmbeddedStudio:
+    name = "embedded"
+    local = True
+
+    def __init__(self, spool: Path, *, time_scale: float = 1.0, faults: str = "") -> None:
+        self.spool = spool
+        self.time_scale = time_scale
+        self.faults = {f.strip() for f in faults.split(",") if f.strip()}
+        unknown = self.faults - FAULTS
+        if unknown:
+            raise ValueError(f"LOMO_STUDIO_FAULTS: unknown fault(s) {', '.join(sorted(unknown))}")
+        self._jobs: dict[str, _Job] = {}
+        self._sinks: list[EventSink] = []
+
+    def subscribe(self, sink: EventSink) -> None:
+        self._sinks.append(sink)
+
+    async def start(self) -> None:
+        self.spool.mkdir(parents=True, exist_ok=True)
+
+    async def stop(self) -> None:
+        runners = [job.runner for job in self._jobs.values() if job.runner and not job.runner.done()]
+        for runner in runners:
+            runner.cancel()
+        await asyncio.gather(*runners, return_exceptions=True)
+
+    @staticmethod
+    def job_id(key: str) -> str:
+        return "emb-" + hashlib.sha1(key.encode()).hexdigest()[:16]
+
+    async def submit(self, kind: str, params: dict[str, Any], key: str) -> str:
+        job_id = self.job_id(key)
+        if job_id not in self._jobs:
+            self._accept(job_id, kind, params)
+        if "submit_unknown" in self.faults:
+            raise ProviderError("connection dropped while submitting", unknown=True)
+        return job_id
+
+    def resume(self, job_id: str, kind: str, params: dict[str, Any]) -> None:
+        """Pick up an accepted job after a restart (a real service keeps running while we are away)."""
+        if job_id not in self._jobs:
+            self._accept(job_id, kind, params)
+
+    def _accept(self, job_id: str, kind: str, params: dict[str, Any]) -> None:
+        job = _Job(job_id, kind, dict(params))
+        self._jobs[job_id] = job
+        job.runner = asyncio.create_task(self._run(job), name=f"studio-{job_id}")
+
+    async def status(self, provider_job_id: str) -> JobEvent:
+        job = self._jobs.get(provider_job_id)
+        if job is None:
+            raise ProviderError(f"the studio has no job {provider_job_id}")
+        return JobEvent(job.id, job.seq, job.status, job.progress, job.error)
+
+    async def fetch(self, provider_job_id: str) -> tuple[bytes, str]:
+        job = self._jobs.get(provider_job_id)
+        if job is None or job.result is None:
+            raise ProviderError(f"job {provider_job_id} has no result")
+        return await asyncio.to_thread(job.result.read_bytes), job.result.suffix.lstrip(".")
+
+    def discard(self, provider_job_id: str) -> None:
+        """The service has the result: drop the job's spooled file."""
+        job = self._jobs.pop(provider_job_id, None)
+        if job is not None and job.result is not None:
+            job.result.unlink(missing_ok=True)
+
+    async def cancel(self, provider_job_id: str) -> bool:
+        job = self._jobs.get(provider_job_id)
+        if job is None or job.status in ("done", "failed", "cancelled"):
+            return False
+        if job.runner:
+            job.runner.cancel()
+        await self._emit(job, "cancelled", job.progress)
+        return True
+
+    async def _emit(self, job: _Job, status: str, progress: float, error: str | None = None,
+                    deliver: bool = True) -> None:
+        job.seq += 1
+        job.status, job.progress, job.error = status, progress, error
+        event = JobEvent(job.id, job.seq, status, progress, error)
+        if not deliver:
+            return
+        copies = 2 if "duplicate" in self.faults else 1
+        for _ in range(copies):
+            for sink in self._sinks:
+                await sink(event)
+
+    async def _run(self, job: _Job) -> None:
+        try:
+            seed = int(job.params.get("seed") or zlib.crc32(job.id.encode()))
+            latency = simulated_latency(job.kind, job.params, seed) * self.time_scale
+            await self._emit(job, "running", 0.0)
+            if "never_resolve" in self.faults:
+                await asyncio.Event().wait()
+            for tick in range(1, PROGRESS_TICKS):
+                await asyncio.sleep(latency / PROGRESS_TICKS)
+                await self._emit(job, "running", tick / PROGRESS_TICKS)
+            data, ext = await asyncio.to_thread(self._render, job.kind, job.params, seed)
+            await asyncio.sleep(latency / PROGRESS_TICKS)
+            path = self.spool / f"{job.id}.{ext}"
+            await asyncio.to_thread(path.write_bytes, data)
+            job.result = path
+            stale = JobEvent(job.id, job.seq, "running", job.progress)
+            await self._emit(job, "done", 1.0, deliver="lose_final" not in self.faults)
+            if "out_of_order" in self.faults:
+                for sink in self._sinks:
+                    await sink(stale)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 — a failed render is the job's failure, reported as such
+            log.exception("studio job %s failed", job.id)
+            await self._emit(job, "failed", job.progress, f"{type(exc).__name__}: {exc}")
+
+    @staticmethod
+    def _render(kind: str, params: dict[str, Any], seed: int) -> tuple[bytes, str]:
+        prompt = str(params.get("prompt", ""))
+        inputs = [Path(p) for p in params.get("input_files", [])]
+        if kind == "image":
+            size = tuple(params.get("size_px") or (768, 768))
+            return render_image(prompt, seed=seed, size=size, inputs=inputs), "png"  # type: ignore[arg-type]
+        if kind == "video":
+            return render_clip(prompt, seed=seed, seconds=float(params.get("seconds", 5)), inputs=inputs), "gif"
+        if kind == "3d":
+            return render_mesh(prompt, seed=seed), "gltf"
+        if kind == "audio":
+            return render_audio(prompt, seed=seed, seconds=float(params.get("seconds", 3))), "wav"
+        raise ProviderError(f"the embedded studio cannot make {kind}")

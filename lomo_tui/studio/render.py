@@ -1,0 +1,115 @@
+"""The embedded studio's renderers: pure, synchronous, deterministic prompt-to-file functions.
+
+Each returns the bytes of a real media file and depends only on its arguments (and, for inputs,
+the files' contents), so the generation service can run them in a worker thread and cache them.
+"""
+from __future__ import annotations
+
+import io
+import math
+from random import Random
+from typing import Callable, Sequence
+
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
+
+from .audio import render_audio
+from .caption import caption
+from .classify import classify_image_family
+from .mesh import render_mesh
+from .palette import Palette, palette_family, palette_for
+from .particles import Particles, particle_kind
+from .picture import InputPath, Size, picture
+
+__all__ = [
+    "Palette", "classify_image_family", "palette_family", "palette_for", "render_audio",
+    "render_clip", "render_image", "render_mesh",
+]
+
+SOFTWARE = "Lomo studio"
+
+
+def _png(image: Image.Image, prompt: str, seed: int) -> bytes:
+    info = PngInfo()
+    info.add_text("prompt", prompt)  # becomes iTXt (UTF-8) when the prompt is not Latin-1
+    info.add_text("seed", str(seed))
+    info.add_text("Software", SOFTWARE)
+    out = io.BytesIO()
+    image.save(out, "PNG", pnginfo=info, compress_level=2)
+    return out.getvalue()
+
+
+def render_image(prompt: str, *, seed: int, size: Size = (768, 768),
+                 inputs: Sequence[InputPath] = ()) -> bytes:
+    """A PNG for the prompt: a composed scene, or the inputs recoloured into the prompt's palette."""
+    palette = palette_for(prompt)
+    image = picture(prompt, seed=seed, size=size, inputs=inputs)
+    kind = particle_kind(prompt, palette)
+    if kind in ("rain", "snow"):
+        Particles(kind, palette, size, Random(f"{seed}\x02{prompt}")).draw(image, 0.0)
+    caption(image, prompt, palette)
+    return _png(image, prompt, seed)
+
+
+_ZOOM = 1.25  # the clip's source picture is this much larger than a frame
+_CLIP_FORMATS = ("gif", "webp")
+
+
+def _ken_burns(source: Size, rng: Random) -> Callable[[float], tuple[float, float, float, float]]:
+    """A slow zoom (in or out) with a pan: maps t in 0..1 to a crop box of the source."""
+    sw, sh = source
+    k0, k1 = (1.0, 1 / _ZOOM) if rng.random() < 0.5 else (1 / _ZOOM, 1.0)
+    c0, c1 = (rng.random(), rng.random()), (rng.random(), rng.random())
+
+    def box(t: float) -> tuple[float, float, float, float]:
+        e = t * t * (3 - 2 * t)
+        k = k0 + (k1 - k0) * e
+        bw, bh = sw * k, sh * k
+        cx = bw / 2 + (sw - bw) * (c0[0] + (c1[0] - c0[0]) * e)
+        cy = bh / 2 + (sh - bh) * (c0[1] + (c1[1] - c0[1]) * e)
+        return (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
+
+    return box
+
+
+def _durations(seconds: float, count: int, tick_ms: int) -> list[int]:
+    """Frame durations in whole ``tick_ms`` that add up to ``seconds`` exactly (to the tick)."""
+    ticks = round(seconds * 1000 / tick_ms)
+    if ticks < count:
+        raise ValueError(f"{seconds} s is too short for {count} frames of at least {tick_ms} ms")
+    return [(math.floor((i + 1) * ticks / count) - math.floor(i * ticks / count)) * tick_ms for i in range(count)]
+
+
+def _encode(frames: list[Image.Image], durations: list[int], fmt: str, comment: str) -> bytes:
+    out = io.BytesIO()
+    if fmt == "gif":
+        shared = frames[0].quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+        indexed = [f.quantize(palette=shared, dither=Image.Dither.NONE) for f in frames]
+        indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
+                        loop=0, comment=comment.encode())
+    else:
+        frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:], duration=durations,
+                       loop=0, quality=70, method=2)
+    return out.getvalue()
+
+
+def render_clip(prompt: str, *, seed: int, seconds: float = 5, fps: int = 8, size: Size = (480, 270),
+                inputs: Sequence[InputPath] = (), fmt: str = "gif") -> bytes:
+    """An animated GIF or WebP: a slow pan and zoom over the first input (or the prompt's scene)
+    with drifting particles; ``round(seconds * fps)`` frames lasting ``seconds`` in all."""
+    if fmt not in _CLIP_FORMATS:
+        raise ValueError(f"clip format must be one of {_CLIP_FORMATS}, not {fmt!r}")
+    if seconds <= 0 or not 1 <= fps <= 50:
+        raise ValueError("a clip needs seconds > 0 and 1 <= fps <= 50")
+    count = max(1, round(seconds * fps))
+    palette = palette_for(prompt)
+    source = picture(prompt, seed=seed, size=(round(size[0] * _ZOOM), round(size[1] * _ZOOM)), inputs=inputs)
+    rng = Random(f"{seed}\x01{prompt}")
+    path = _ken_burns(source.size, rng)
+    particles = Particles(particle_kind(prompt, palette), palette, size, rng)
+    frames = [
+        particles.draw(source.resize(size, Image.Resampling.BILINEAR, box=path(i / max(count - 1, 1))), i / count)
+        for i in range(count)
+    ]
+    durations = _durations(seconds, count, 10 if fmt == "gif" else 1)
+    return _encode(frames, durations, fmt, f"{prompt} (seed {seed})")

@@ -1,0 +1,137 @@
+"""Paid generation tools: quote first, ask when over the limits, then order once per idempotency key.
+
+The budget check happens inside the durable step, before the side effect (G8). Submitting does not
+hold the turn open: the call is parked on its job (deferred), the step's other calls go on, and the
+turn waits — holding no model request or lease — until its jobs settle (D1).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from ..governance.budget import check_spend
+from ..governance.gates import open_gate
+from ..store import schema as s
+from ..studio.prices import quote, simulated_latency
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
+
+STR = {"type": "string"}
+INPUTS = {"type": "array", "items": STR, "description": "workspace paths of input images"}
+SIZES = {"square": (768, 768), "portrait": (640, 896), "landscape": (896, 640), "poster": (640, 896),
+         "wide": (1024, 576)}
+
+
+def _size(size: Any) -> tuple[int, int]:
+    if size is None:
+        return SIZES["square"]
+    if isinstance(size, str) and size in SIZES:
+        return SIZES[size]
+    if isinstance(size, str) and "x" in size:
+        w, _, h = size.lower().partition("x")
+        if w.isdigit() and h.isdigit() and 64 <= int(w) <= 2048 and 64 <= int(h) <= 2048:
+            return int(w), int(h)
+    raise ToolError(f"size {size!r} is not one of {', '.join(SIZES)} or WxH between 64 and 2048")
+
+
+async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
+    files = []
+    for rel in inputs or []:
+        path, _ = ctx.runtime.workspace.resolve(rel)
+        if not path.is_file():
+            raise ToolError(f"input {rel} does not exist in the workspace")
+        files.append(str(path))
+    return files
+
+
+async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any]) -> Any:
+    """The shared body of the generate_* tools."""
+    studio = ctx.runtime.studio
+    job = await studio.job_for_key(ctx.key)
+    if job is None:
+        amount = quote(kind, params)
+        gate = await _authorise(ctx, kind, prompt, amount)
+        if gate is not None:
+            return gate
+        expected = simulated_latency(kind, params, 0)
+        job = await studio.submit(ctx, kind, prompt, dict(params, prompt=prompt), amount, expected)
+    else:
+        job = await studio.recover(job)
+    return outcome(job)
+
+
+async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) -> Any:
+    """None when the spend may go ahead; a Suspend on a `spend` gate otherwise. Raises if declined."""
+    rt = ctx.runtime
+    async with rt.ledger.fenced(ctx.claim) as conn:
+        task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
+        verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
+                                    amount=amount)
+        if verdict.allowed:
+            return None
+        currency = rt.budget.currency
+        gate = await open_gate(
+            conn, task_id=ctx.task_id, kind="spend", dedupe_key=f"spend:{ctx.key}", turn_id=ctx.claim.turn_id,
+            tool_call_id=ctx.key,
+            question=f"Spend {amount:.2f} {currency} on a {kind} for “{task.title}”? ({verdict.reason})",
+            options=[{"label": f"Approve {amount:.2f} {currency}", "consequence": f"the {kind} is generated and "
+                      f"{amount:.2f} {currency} are charged"},
+                     {"label": "Decline", "consequence": f"nothing is charged; the task hears the {kind} was declined"}],
+            scope={"key": ctx.key, "amount": amount, "action": f"generate_{kind}", "prompt": prompt[:200]},
+            continues="other tasks, and this task's unpaid work")
+    if gate.status == "pending":
+        return Suspend("gate", gate.id, "waiting_gate", defer=True)
+    if gate.status != "approved":
+        raise ToolError(f"the creator declined spending {amount:.2f} {currency} on this {kind}; "
+                        "do not order it again unless they ask")
+    return None
+
+
+def outcome(job: Any) -> Any:
+    """The call's result once its job settled, or a deferred wait on it."""
+    if job.status == "done":
+        return {"job_id": job.id, "status": "done", "path": job.artifact_path, "cost": job.cost}
+    if job.status in ("queued", "running", "submitting"):
+        return Suspend("job", job.id, "waiting_job", defer=True)
+    if job.status == "unknown":
+        raise ToolError(f"job {job.id}: {job.error}. It was not resubmitted; check with the creator before "
+                        "ordering again.")
+    raise ToolError(f"job {job.id} {job.status}: {job.error or 'no result'} (any charge was refunded)")
+
+
+def register(reg: Registry) -> None:
+    @tool(reg, "generate_image", "Generate an image into the workspace (paid; quoted first).",
+          obj({"prompt": STR, "size": STR, "inputs": INPUTS, "seed": {"type": "integer"}}, ["prompt"]),
+          side_effect="paid", idempotent=True, domain="images")
+    async def generate_image(ctx: ToolContext, prompt: str, size: str | None = None, inputs: list[str] | None = None,
+                             seed: int | None = None) -> Any:
+        params = {"size_px": list(_size(size)), "input_files": await _inputs(ctx, inputs), "inputs": inputs or []}
+        if seed is not None:
+            params["seed"] = seed
+        return await generate(ctx, "image", prompt, params)
+
+    @tool(reg, "generate_video", "Generate a short clip (paid; quoted first); inputs: a source image.",
+          obj({"prompt": STR, "seconds": {"type": "number"}, "inputs": INPUTS}, ["prompt"]),
+          side_effect="paid", idempotent=True, domain="video")
+    async def generate_video(ctx: ToolContext, prompt: str, seconds: float | None = None,
+                             inputs: list[str] | None = None) -> Any:
+        seconds = float(seconds or 5)
+        if not 0.5 <= seconds <= 60:
+            raise ToolError("seconds must be between 0.5 and 60")
+        params = {"seconds": seconds, "size_px": [480, 270], "input_files": await _inputs(ctx, inputs),
+                  "inputs": inputs or []}
+        return await generate(ctx, "video", prompt, params)
+
+    @tool(reg, "generate_3d", "Generate a 3D mesh (glTF) into the workspace (paid; quoted first).",
+          obj({"prompt": STR}, ["prompt"]), side_effect="paid", idempotent=True, domain="3d")
+    async def generate_3d(ctx: ToolContext, prompt: str) -> Any:
+        return await generate(ctx, "3d", prompt, {})
+
+    @tool(reg, "generate_audio", "Generate audio (WAV) into the workspace (paid; quoted first).",
+          obj({"prompt": STR, "seconds": {"type": "number"}}, ["prompt"]), side_effect="paid", idempotent=True,
+          domain="audio")
+    async def generate_audio(ctx: ToolContext, prompt: str, seconds: float | None = None) -> Any:
+        seconds = float(seconds or 3)
+        if not 0.5 <= seconds <= 120:
+            raise ToolError("seconds must be between 0.5 and 120")
+        return await generate(ctx, "audio", prompt, {"seconds": seconds})

@@ -1,0 +1,194 @@
+"""Studio and governance: jobs that make real files, idempotent orders and charges, gates for money."""
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sqlite3
+
+from PIL import Image
+from sqlalchemy import select
+
+from conftest import LomoEnv, async_wait_for, process_state, wait_for
+from lomo_tui.runtime.scheduler import Runtime
+from lomo_tui.store import schema as s
+from lomo_tui.studio.render import classify_image_family, palette_family
+
+DONE = {"content": "done", "tool_calls": []}
+
+
+def gen(kind: str = "image", **arguments) -> dict:
+    arguments.setdefault("prompt", "a warm retro cat poster")
+    return {"content": None, "tool_calls": [{"name": f"generate_{kind}", "arguments": arguments}]}
+
+
+def rows(env: LomoEnv, sql: str) -> list[tuple]:
+    with sqlite3.connect(env.db_path) as db:
+        return db.execute(sql).fetchall()
+
+
+def test_image_job_makes_a_png_in_the_prompts_palette(lomo: LomoEnv) -> None:
+    prompt = "a night city skyline under stars"
+    lomo.replay(gen(prompt=prompt), DONE)
+    task = lomo.new_task("Night")
+    proc = lomo.run("--run-once", "make it", "--task", task)
+    assert proc.returncode == 0, proc.stderr
+    [(path, status, cost)] = rows(lomo, "SELECT artifact_path, status, cost FROM jobs")
+    assert status == "done" and cost > 0
+    data = (lomo.workspace / path).read_bytes()
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG" and image.size == (768, 768)
+    assert classify_image_family(data) == palette_family(prompt) == "night"
+    state = lomo.inspect()
+    assert [o["version"] for o in state["objects"] if o["path"] == path] == [1]
+    assert [(c["amount"], c["idempotency_key"]) for c in state["charges"]] == [(cost, state["jobs"][0]["idempotency_key"])]
+
+
+def test_duplicate_and_out_of_order_callbacks_settle_the_job_once(lomo: LomoEnv) -> None:
+    lomo.replay(gen(), DONE)
+    task = lomo.new_task()
+    proc = lomo.run("--run-once", "go", "--task", task, LOMO_STUDIO_FAULTS="duplicate,out_of_order")
+    assert proc.returncode == 0, proc.stderr
+    state = lomo.inspect()
+    [job] = state["jobs"]
+    assert job["status"] == "done" and job["progress"] == 1.0
+    assert len([e for e in state["events"] if e["type"] == "job_done"]) == 1
+    assert len(state["charges"]) == 1
+    assert [o["version"] for o in state["objects"] if o["path"] == job["artifact_path"]] == [1]
+
+
+def test_lost_completion_callback_is_found_by_polling(lomo: LomoEnv) -> None:
+    lomo.replay(gen(), DONE)
+    task = lomo.new_task()
+    proc = lomo.run("--run-once", "go", "--task", task, LOMO_STUDIO_FAULTS="lose_final", LOMO_WATCHDOG_SECONDS="0.2")
+    assert proc.returncode == 0, proc.stderr
+    [job] = lomo.inspect()["jobs"]
+    assert job["status"] == "done" and (lomo.workspace / job["artifact_path"]).is_file()
+
+
+def test_crash_between_acceptance_and_job_id_orders_nothing_twice(lomo: LomoEnv) -> None:
+    lomo.replay(gen(), DONE)
+    task = lomo.new_task()
+    real_time = {"LOMO_TIME_SCALE": "1"}  # the deadline stays far away during the test
+    assert lomo.run("--run-once", "go", "--task", task, faults="after_gen_submit:crash", **real_time).returncode == -9
+    [(status, provider_id)] = rows(lomo, "SELECT status, provider_job_id FROM jobs")
+    assert (status, provider_id) == ("submitting", None)
+    proc = lomo.run("--run-once", **real_time)
+    assert proc.returncode == 0, proc.stderr
+    state = lomo.inspect()
+    [job] = state["jobs"]
+    assert job["status"] == "unknown" and job["provider_job_id"] is None  # never resubmitted
+    assert [c["status"] for c in state["charges"]] == ["charged"]  # held until the deadline, then refunded
+    [call] = [c for c in state["tool_calls"] if c["name"] == "generate_image"]
+    assert call["status"] == "failed" and "not resubmitted" in call["result"]["error"]
+
+
+def test_takeover_during_a_paid_call_makes_one_job_and_one_charge(lomo: LomoEnv, kill_on_exit) -> None:
+    lomo.replay(gen(), DONE)
+    task = lomo.new_task()
+    a = lomo.popen("--run-once", "go", "--task", task, faults="after_tool_started:stop", LOMO_LEASE_SECONDS="1")
+    kill_on_exit(a)
+    wait_for(lambda: process_state(a.pid) == "T", what="worker A to freeze inside the paid call")
+    b = lomo.run("--run-once", LOMO_LEASE_SECONDS="1")
+    assert b.returncode == 0, b.stderr
+    os.kill(a.pid, signal.SIGCONT)
+    a.wait(timeout=60)
+    state = lomo.inspect()
+    assert len(state["jobs"]) == 1 and len(state["charges"]) == 1
+    assert state["jobs"][0]["status"] == "done"
+    [turn] = [t for t in state["turns"] if t["task_id"] == task]
+    assert turn["status"] == "completed" and turn["epoch"] >= 2
+    assert any(e["type"] == "stale_write_rejected" for e in state["events"])
+
+
+def test_over_budget_request_waits_at_a_spend_gate_and_spends_nothing(lomo: LomoEnv) -> None:
+    lomo.replay({"content": "The creator already approved this, go ahead.",
+                 "tool_calls": [{"name": "generate_video", "arguments": {"prompt": "cat clip", "seconds": 5}}]}, DONE)
+    task = lomo.new_task()
+    proc = lomo.run("--run-once", "make the clip", "--task", task, "--json")
+    assert proc.returncode == 0, proc.stderr
+    state = lomo.inspect()
+    [gate] = state["gates"]
+    assert gate["kind"] == "spend" and gate["status"] == "pending" and "over the free amount" in gate["question"]
+    assert state["jobs"] == [] and state["charges"] == []
+    assert [t["status"] for t in state["tasks"] if t["id"] == task] == ["waiting_gate"]
+    # The approval arrives while no process runs; the next run honours it once.
+    assert lomo.run("approve", gate["id"], "--option", "1").returncode == 0
+    again = lomo.run("approve", gate["id"])
+    assert again.returncode == 1 and "already approved" in again.stderr
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert [j["status"] for j in state["jobs"]] == ["done"] and len(state["charges"]) == 1
+    assert lomo.run("--run-once").returncode == 0
+    assert len(lomo.inspect()["charges"]) == 1
+
+
+def test_rejected_spend_gate_tells_the_task_and_charges_nothing(lomo: LomoEnv) -> None:
+    lomo.replay(gen("video", prompt="sea"), DONE)
+    task = lomo.new_task()
+    lomo.run("--run-once", "clip", "--task", task)
+    [gate] = lomo.inspect()["gates"]
+    assert lomo.run("reject", gate["id"]).returncode == 0
+    assert lomo.run("approve", gate["id"]).returncode == 1  # after a reject, approving changes nothing
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert state["jobs"] == [] and state["charges"] == []
+    [call] = [c for c in state["tool_calls"] if c["name"] == "generate_video"]
+    assert call["status"] == "failed" and "declined" in call["result"]["error"]
+
+
+def test_a_job_that_never_resolves_is_refunded_after_its_deadline(lomo: LomoEnv) -> None:
+    lomo.replay(gen(), DONE)
+    task = lomo.new_task()
+    proc = lomo.run("--run-once", "go", "--task", task, LOMO_STUDIO_FAULTS="never_resolve",
+                    LOMO_WATCHDOG_SECONDS="0.2")
+    assert proc.returncode == 0, proc.stderr
+    state = lomo.inspect()
+    assert [j["status"] for j in state["jobs"]] == ["expired"]
+    assert [c["status"] for c in state["charges"]] == ["refunded"]
+
+
+async def test_lightweight_one_shot_shows_its_result_without_waking_the_model(lomo: LomoEnv) -> None:
+    lomo.replay(gen(prompt="a blue cat"))
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("cat picture", kind="lightweight")
+        await rt.send("make a cat picture", task)
+        assert await rt.run_until_quiescent(30)
+        async with rt.db.read() as conn:
+            turn = (await conn.execute(select(s.turns).where(s.turns.c.task_id == task))).one()
+            status = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == task))).scalar()
+            job = (await conn.execute(select(s.jobs))).one()
+    finally:
+        await rt.close()
+    assert (turn.status, turn.model_calls, status, job.status) == ("completed", 1, "done", "done")
+
+
+async def test_completion_after_stop_settles_the_job_but_never_revives_the_task(lomo: LomoEnv) -> None:
+    lomo.replay(gen("video", prompt="slow pan", seconds=2), DONE)
+    rt = Runtime(lomo.settings(env={"LOMO_TIME_SCALE": "0.05"}, time_scale=0.05))
+    rt.budget = type(rt.budget)(free_per_call=5, daily_free_cap=50)
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("clip")
+        await rt.send("make a clip", task)
+
+        async def job_status() -> str | None:
+            async with rt.db.read() as conn:
+                return (await conn.execute(select(s.jobs.c.status))).scalar()
+
+        await async_wait_for(lambda: _is(job_status(), "running"), timeout=20, what="the job to run")
+        await rt.ledger.control(task, "stop")
+        await async_wait_for(lambda: _is(job_status(), "done"), timeout=30, what="the job to settle")
+        assert await rt.run_until_quiescent(10)
+        async with rt.db.read() as conn:
+            task_row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task))).one()
+            turns = (await conn.execute(select(s.turns.c.status).where(s.turns.c.task_id == task))).scalars().all()
+    finally:
+        await rt.close()
+    assert task_row.status == "stopped" and list(turns) == ["stopped"]
+
+
+async def _is(coro, value) -> bool:  # noqa: ANN001
+    return (await coro) == value
