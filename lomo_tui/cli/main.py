@@ -116,10 +116,10 @@ def dispatch(args: argparse.Namespace) -> int:
     return asyncio.run(handler(settings, args))
 
 
-def _runtime(settings: Any) -> Any:
+def _runtime(settings: Any, watch: bool = False) -> Any:
     from ..runtime.scheduler import Runtime
 
-    return Runtime(settings)
+    return Runtime(settings, watch=watch)
 
 
 async def run_once(settings: Any, message: str, task_id: str | None, as_json: bool, max_wait: float) -> int:
@@ -144,7 +144,7 @@ async def run_once(settings: Any, message: str, task_id: str | None, as_json: bo
 
 
 async def worker(settings: Any, args: argparse.Namespace) -> int:
-    runtime = _runtime(settings)
+    runtime = _runtime(settings, watch=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -26,6 +26,7 @@ from ..tools import default_registry
 from ..tools.registry import Registry, Tool
 from ..governance.budget import Budget
 from ..studio.service import Studio
+from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
 from .bus import Bus
 from .ledger import Ledger
@@ -37,7 +38,7 @@ log = logging.getLogger("lomo.runtime")
 class Runtime:
     """One process's share of the work on one database."""
 
-    def __init__(self, settings: Settings, *, model: ModelClient | None = None) -> None:
+    def __init__(self, settings: Settings, *, model: ModelClient | None = None, watch: bool = True) -> None:
         self.settings = settings
         self.db = Database(settings.db_url)
         self.ledger = Ledger(self.db, settings.lease_seconds)
@@ -51,7 +52,8 @@ class Runtime:
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
-        self.services: list[Any] = [self.studio]  # objects with async start()/stop()/busy()
+        self.live = LiveWorkspace(self, watch=watch)
+        self.services: list[Any] = [self.live, self.studio]  # objects with async start()/stop()/busy()
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
         self._active: set[str] = set()

@@ -5,10 +5,11 @@ from .registry import Registry, Suspend, Tool, ToolContext, ToolError
 
 
 def default_registry() -> Registry:
-    from . import core, media, tasks
+    from . import core, flows, media, tasks
 
     reg = Registry()
     core.register(reg)
+    flows.register(reg)
     media.register(reg)
     tasks.register(reg)
     return reg

@@ -283,6 +283,21 @@ class Workspace:
                 s.notices.c.task_id == task_id, s.notices.c.object_id == seen.object_id,
                 s.notices.c.status == "open", s.notices.c.to_version <= seen.version).values(status="seen"))
 
+    async def version_content(self, rel: str, version: int) -> str | None:
+        """The text of REL at VERSION, when a snapshot was kept (text files up to SNAPSHOT_BYTES)."""
+        async with self.db.read() as conn:
+            return (await conn.execute(select(s.object_versions.c.content).join(
+                s.objects, s.objects.c.id == s.object_versions.c.object_id).where(
+                s.objects.c.path == rel, s.objects.c.deleted.is_(False),
+                s.object_versions.c.version == version))).scalar()
+
+    async def last_read(self, rel: str, task_id: str) -> int | None:
+        async with self.db.read() as conn:
+            return (await conn.execute(select(s.task_objects.c.last_read_version).join(
+                s.objects, s.objects.c.id == s.task_objects.c.object_id).where(
+                s.objects.c.path == rel, s.objects.c.deleted.is_(False),
+                s.task_objects.c.task_id == task_id))).scalar()
+
     async def list(self, pattern: str = "*") -> list[dict[str, Any]]:
         async with self.db.read() as conn:
             rows = (await conn.execute(select(s.objects.c.path, s.objects.c.kind, s.objects.c.version,

@@ -1,0 +1,71 @@
+"""Flow tools (H4): read a node graph, read one node, edit nodes with per-node conflict checks."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..workspace.errors import FlowError
+from ..workspace.flows import Node, changed_nodes, dump_flow, merge_node_edits, parse_flow, summarise
+from .registry import Registry, ToolContext, ToolError, obj, tool
+
+STR = {"type": "string"}
+
+
+async def _flow_at(ctx: ToolContext, path: str, version: int) -> Any:
+    text = await ctx.runtime.workspace.version_content(path, version)
+    if text is None:
+        raise ToolError(f"version {version} of {path} is not kept; read_flow it again and redo the edit")
+    return parse_flow(text)
+
+
+def register(reg: Registry) -> None:
+    @tool(reg, "read_flow", "Read a flow (node graph): summary, nodes, and what changed since you last read it.",
+          obj({"path": STR}, ["path"]), side_effect="read", idempotent=True, domain="flows")
+    async def read_flow(ctx: ToolContext, path: str) -> dict[str, Any]:
+        workspace = ctx.runtime.workspace
+        previous = await workspace.last_read(path, ctx.task_id)
+        read = await workspace.read(path, ctx.task_id)
+        flow = parse_flow(read["content"])
+        result: dict[str, Any] = {"path": read["path"], "version": read["version"], "summary": summarise(flow),
+                                  "nodes": [{"id": n.id, "type": n.type, "label": n.label} for n in flow.nodes]}
+        if previous is not None and previous != read["version"]:
+            before = await workspace.version_content(read["path"], previous)
+            if before is not None:
+                result["changed_since_your_last_read"] = changed_nodes(parse_flow(before), flow).describe()
+        return result
+
+    @tool(reg, "read_flow_node", "Read one node of a flow with its params.",
+          obj({"path": STR, "node_id": STR}, ["path", "node_id"]), side_effect="read", idempotent=True,
+          domain="flows")
+    async def read_flow_node(ctx: ToolContext, path: str, node_id: str) -> dict[str, Any]:
+        read = await ctx.runtime.workspace.read(path, ctx.task_id)
+        node = parse_flow(read["content"]).node(node_id)
+        if node is None:
+            raise ToolError(f"{path} has no node {node_id!r}")
+        return {"path": read["path"], "version": read["version"], "node": node.to_json()}
+
+    @tool(reg, "edit_flow_nodes", "Edit flow nodes against the version you read: edits maps node id to a params "
+          "patch (object), a whole node (with id and type), or null to remove it. Nodes the creator changed since "
+          "are refused; other edits apply on the latest version.",
+          obj({"path": STR, "edits": {"type": "object"}, "base_version": {"type": "integer"}},
+              ["path", "edits", "base_version"]), side_effect="write", idempotent=True, domain="flows")
+    async def edit_flow_nodes(ctx: ToolContext, path: str, edits: dict[str, Any], base_version: int) -> dict[str, Any]:
+        workspace = ctx.runtime.workspace
+        base = await _flow_at(ctx, path, base_version)
+        latest_read = await workspace.read(path, ctx.task_id)
+        latest = parse_flow(latest_read["content"])
+        node_edits: dict[str, Any] = {}
+        for node_id, edit in edits.items():
+            if isinstance(edit, dict) and "type" in edit and "id" in edit:
+                node_edits[node_id] = Node.from_json(edit, f"edit for {node_id}")
+            elif edit is None or isinstance(edit, dict):
+                node_edits[node_id] = edit
+            else:
+                raise ToolError(f"the edit for {node_id!r} must be an object or null")
+        try:
+            merged = merge_node_edits(base, latest, node_edits)
+        except FlowError as exc:
+            raise ToolError(str(exc)) from None
+        if not merged.ok or merged.flow is None:
+            raise ToolError(merged.describe())
+        written = await workspace.write(path, dump_flow(merged.flow), latest_read["version"], ctx.task_id, ctx.key)
+        return {"path": written["path"], "version": written["version"], "notice": merged.describe()}
