@@ -70,6 +70,15 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
             resolved_by=by))
         if approve:
             await grant(conn, gate=row, by=by)
+        resolved = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
+        from ..runtime.ledger import ensure_turn
+        from ..tasks.stopcheck import on_checkpoint_resolved
+
+        continue_task = await on_checkpoint_resolved(conn, resolved, approve)
+        if continue_task is not None:
+            await ensure_turn(conn, continue_task)
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == continue_task).values(
+                status="active", status_reason="", updated_at=time.time()))
         await conn.execute(insert(s.events).values(type="gate_resolved", at=time.time(), task_id=row.task_id,
                                                    turn_id=row.turn_id,
                                                    data={"gate_id": gate_id, "approved": approve, "by": by}))

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from ..errors import LomoError, StaleWrite, UnknownId
 from ..store import schema as s
 from ..store.engine import Database
+from ..tasks import stopcheck
 from .ids import call_key, new_id
 
 ACTIVE_TURN = ("queued", "running", "waiting")
@@ -40,6 +41,19 @@ class _InboxMoved(Exception):
 
 def now() -> float:
     return time.time()
+
+
+async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:
+    """The task's active turn, or a new queued one (at most one active turn per task)."""
+    active = (await conn.execute(select(s.turns.c.id).where(
+        s.turns.c.task_id == task_id, s.turns.c.status.in_(ACTIVE_TURN)))).scalar()
+    if active:
+        return active
+    turn_id = new_id("turn")
+    t = now()
+    await conn.execute(insert(s.turns).values(id=turn_id, task_id=task_id, status="queued", epoch=0,
+                                              created_at=t, updated_at=t))
+    return turn_id
 
 
 class Ledger:
@@ -128,17 +142,10 @@ class Ledger:
         turn_id = await self.ensure_turn(conn, task_id)
         return msg_id, turn_id
 
-    async def ensure_turn(self, conn: AsyncConnection, task_id: str) -> str:
+    @staticmethod
+    async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:
         """The task's active turn, or a new queued one."""
-        active = (await conn.execute(select(s.turns.c.id).where(
-            s.turns.c.task_id == task_id, s.turns.c.status.in_(ACTIVE_TURN)))).scalar()
-        if active:
-            return active
-        turn_id = new_id("turn")
-        t = now()
-        await conn.execute(insert(s.turns).values(id=turn_id, task_id=task_id, status="queued", epoch=0,
-                                                  created_at=t, updated_at=t))
-        return turn_id
+        return await ensure_turn(conn, task_id)
 
     async def withdraw(self, message_id: str, replacement: str | None = None) -> str | None:
         """Withdraw an unconsumed message (B2); with REPLACEMENT, put the new text in its place."""
@@ -226,11 +233,12 @@ class Ledger:
 
     # ---- steps ------------------------------------------------------------------------------
     async def commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: Iterable[str],
-                              model_call: dict[str, Any], *, finish: str | None = None) -> bool:
+                              model_call: dict[str, Any], *, finish: bool = False) -> bool:
         """C2: decision + pending calls + consumed inbox (+ the model call) in one transaction.
 
         Returns False (and commits nothing) if a message the model read was withdrawn meanwhile.
-        With FINISH (the reply has no tool calls) the turn completes in the same transaction.
+        With FINISH (the reply has no tool calls) the turn completes in the same transaction, and the stop
+        check settles the task.
         """
         try:
             await self._commit_decision(claim, step, decision, list(consumed), model_call, finish)
@@ -239,7 +247,7 @@ class Ledger:
         return True
 
     async def _commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: list[str],
-                               model_call: dict[str, Any], finish: str | None) -> None:
+                               model_call: dict[str, Any], finish: bool) -> None:
         t = now()
         async with self.fenced(claim) as conn:
             if consumed:
@@ -261,12 +269,12 @@ class Ledger:
             await conn.execute(insert(s.model_calls).values(task_id=claim.task_id, turn_id=claim.turn_id, step=step,
                                                             created_at=t, **model_call))
             values: dict[str, Any] = dict(steps=s.turns.c.steps + 1, model_calls=s.turns.c.model_calls + 1)
-            if finish is not None:
+            if finish:
                 values.update(status="completed", checkpoint=step, lease_owner=None, lease_expires=None,
                               finished_at=t, crash_count=0)
             await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(**values))
-            if finish is not None:
-                await self._after_turn(conn, claim, finish)
+            if finish:
+                await self._after_turn(conn, claim)
 
     async def start_call(self, claim: Claim, step: int, seq: int, name: str, arguments: dict[str, Any],
                          side_effect: str) -> str:
@@ -300,14 +308,14 @@ class Ledger:
                 await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
                     checkpoint=step, crash_count=0))
 
-    async def complete_turn(self, claim: Claim, step: int, outcome: str) -> None:
+    async def complete_turn(self, claim: Claim, step: int) -> None:
         """Finish the turn after STEP without another inference (its calls ended it)."""
         t = now()
         async with self.fenced(claim) as conn:
             await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
                 status="completed", checkpoint=step, lease_owner=None, lease_expires=None, finished_at=t,
                 crash_count=0))
-            await self._after_turn(conn, claim, outcome)
+            await self._after_turn(conn, claim)
 
     async def suspend(self, claim: Claim, wait_kind: str, wait_ref: str, task_status: str) -> None:
         """Park the turn on a gate or a job: lease released, no model request held (D1)."""
@@ -338,17 +346,24 @@ class Ledger:
             await self.set_task_status(conn, row.task_id, "failed", reason)
             await self.event(conn, "turn_failed", row.task_id, turn_id, reason=reason, poison=True)
 
-    async def _after_turn(self, conn: AsyncConnection, claim: Claim, outcome: str) -> None:
-        """A turn completed: settle the task's status; leftover inbox gets a fresh turn."""
+    async def _after_turn(self, conn: AsyncConnection, claim: Claim) -> None:
+        """A turn completed: the stop check settles the task (G2); leftover inbox gets a fresh turn."""
         task = await self.task_row(conn, claim.task_id)
-        await self.event(conn, "turn_completed", claim.task_id, claim.turn_id, outcome=outcome)
+        turn = (await conn.execute(select(s.turns).where(s.turns.c.id == claim.turn_id))).one()
+        await self.event(conn, "turn_completed", claim.task_id, claim.turn_id)
         if task.status in TERMINAL_TASK or task.status == "paused":
             return
         if await self.pending_inbox(conn, claim.task_id):
             await self.ensure_turn(conn, claim.task_id)
             await self.set_task_status(conn, claim.task_id, "active")
             return
-        await self.set_task_status(conn, claim.task_id, outcome)
+        verdict = await stopcheck.decide(conn, task, turn)
+        await self.set_task_status(conn, claim.task_id, verdict.status, verdict.reason)
+        if verdict.next_turn:
+            await self.ensure_turn(conn, claim.task_id)
+        elif verdict.status in ("done", "blocked"):
+            await self.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
+                             reason=verdict.reason)
 
     # ---- control (stop / pause / resume) --------------------------------------------------------
     async def control(self, task_id: str, action: str, reason: str = "") -> None:

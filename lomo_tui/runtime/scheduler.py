@@ -24,7 +24,10 @@ from ..store import schema as s
 from ..store.engine import Database
 from ..tools import default_registry
 from ..tools.registry import Registry, Tool
+from ..governance import budget
 from ..governance.budget import Budget
+from ..tasks import checklist
+from ..router import hooks as router_hooks
 from ..studio.service import Studio
 from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
@@ -195,19 +198,40 @@ class Runtime:
     async def context_extras(self, conn: Any, task: Any) -> tuple[list[str], dict[str, Any]]:
         """Dynamic-tail sections and model hints beyond the brief (checklist, changes, waits)."""
         extra: list[str] = []
+        hints: dict[str, Any] = {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        if task.kind == "main":
+            pending = [m.text for m in await self.ledger.pending_inbox(conn, task.id)]
+            router_extra, router_hints = await router_hooks.main_context(conn, task, pending)
+            extra.extend(router_extra)
+            hints.update(router_hints)
+        else:
+            steps = await checklist.items(conn, task.id)
+            if steps:
+                extra.append(checklist.render(steps))
+            hints["checklist"] = [i.to_dict() for i in steps]
+            spent = await budget.task_spend(conn, task.id)
+            allowance = await budget.plan_allowance(conn, task.id)
+            today = await budget.spent_today(conn)
+            c = self.budget.currency
+            extra.append(f"Budget: this task spent {spent:.2f} {c}" + (f" of an approved {allowance:.2f}" if allowance
+                         else "") + f"; today {today:.2f} of the {self.budget.daily_free_cap:.2f} {c} free cap; "
+                         f"free per call up to {self.budget.free_per_call:.2f} {c}. Autonomy: {task.autonomy}.")
+            hints.update(spent=spent, plan_allowance=allowance, spent_today=today,
+                         **await self.workspace.task_views(conn, task.id))
         notices = await self.workspace.open_notices(conn, task.id)
         if notices:
             extra.append("Files changed by the creator since you read them:\n" + "\n".join(f"- {n}" for n in notices))
-        return extra, {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "notices": notices}
-
-    async def finish_outcome(self, task: Any) -> str:
-        """Stop check when the model ends its reply: the task's status after this turn (G2)."""
-        return "done" if task.kind == "lightweight" else "idle"
+        hints["notices"] = notices
+        return extra, hints
 
     # ---- entry points -----------------------------------------------------------------------------
     async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
         """Deliver a creator's message to TASK_ID (or the main thread) and wake its turn."""
-        target = task_id or await self.ledger.main_task_id()
+        target = task_id
+        if target is None:
+            async with self.db.read() as conn:
+                target = await router_hooks.direct_target(conn, text)
+        target = target or await self.ledger.main_task_id()
         message_id, turn_id = await self.ledger.deliver(target, text)
         self.bus.publish("message_delivered", target, message_id=message_id, text=text)
         self.wake(turn_id)

@@ -64,6 +64,10 @@ class TurnRunner:
         except LomoError as exc:
             await self._fail(str(exc))
             return "failed"
+        except Exception as exc:  # noqa: BLE001 — a defect fails this turn with a reason, never hangs it
+            log.exception("turn %s failed unexpectedly", self.claim.turn_id)
+            await self._fail(f"internal error ({type(exc).__name__}: {exc}); see the log file for details")
+            return "failed"
         finally:
             keeper.cancel()
 
@@ -115,6 +119,7 @@ class TurnRunner:
             self.rt.faults.hit("after_decision_commit")
             if finished:
                 self.rt.bus.publish("turn_completed", task.id, turn_id=turn.id, reply=decision.get("content"))
+                self.rt.after_commit_wake(task.id)
                 return "completed"
         return await self._run_calls(task, step, decision, calls)
 
@@ -127,7 +132,7 @@ class TurnRunner:
 
         reply: ModelReply = await self.rt.model.complete(request, on_token=on_token)
         decision = reply.to_decision()
-        finish = None if reply.tool_calls else await self.rt.finish_outcome(task)
+        finish = not reply.tool_calls
         usage = reply.usage
         record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
                       prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
@@ -137,7 +142,7 @@ class TurnRunner:
             return None
         self.rt.bus.publish("step_committed", task.id, turn_id=self.claim.turn_id, step=step,
                             content=decision.get("content"), tool_calls=decision.get("tool_calls"))
-        return decision, finish is not None
+        return decision, finish
 
     async def _request(self, task: Any) -> tuple[ModelRequest, list[str]]:
         tools = self.rt.tools_for(task)
@@ -203,8 +208,9 @@ class TurnRunner:
             return "suspended"
         tools = [self.rt.registry.get(c["name"]) for c in planned]
         if planned and await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned)):
-            await self.ledger.complete_turn(self.claim, step, await self.rt.finish_outcome(task))
+            await self.ledger.complete_turn(self.claim, step)
             self.rt.bus.publish("turn_completed", task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
+            self.rt.after_commit_wake(task.id)
             return "completed"
         if not finished_last:
             async with self.ledger.fenced(self.claim) as conn:

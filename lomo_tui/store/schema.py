@@ -27,6 +27,9 @@ tasks = Table(
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
     Column("autonomy", String(16), nullable=False, server_default="plan"),  # ask | plan | auto (0003)
+    Column("idle_turns", Integer, nullable=False, server_default="0"),  # turns in a row without progress (0004)
+    Column("source_inbox", String(40)),  # the creator's message that started it (0004)
+    Column("search_text", Text, nullable=False, server_default=""),  # keywords for FTS (0004)
 )
 Index("ix_tasks_updated", tasks.c.updated_at)
 
@@ -269,3 +272,37 @@ authorisations = Table(
     Column("revoked_at", Float),
 )
 Index("ix_authorisations_task", authorisations.c.task_id)
+
+# ---- tasks: checklists, routing memory (0004) --------------------------------------------------------
+checklist = Table(
+    "checklist", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("title", Text, nullable=False),
+    Column("state", String(16), nullable=False, server_default="pending"),  # pending | active | done | skipped | removed
+    Column("needs_confirmation", Boolean, nullable=False, server_default=false()),
+    Column("tool", String(80)),
+    Column("args", JSON),
+    Column("evidence", Text, nullable=False, server_default=""),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("done_at", Float),
+)
+Index("ix_checklist_task", checklist.c.task_id, checklist.c.position)
+
+checklist_links = Table(
+    "checklist_links", metadata,
+    Column("item_id", String(40), ForeignKey("checklist.id"), primary_key=True),
+    Column("object_id", String(40), ForeignKey("objects.id"), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+route_memory = Table(
+    "route_memory", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("keywords", Text, nullable=False),  # space-separated keywords of the message that was routed
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("created_at", Float, nullable=False),
+)

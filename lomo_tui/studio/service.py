@@ -22,6 +22,7 @@ from sqlalchemy import insert, select, update
 
 from ..runtime.ids import new_id
 from ..store import schema as s
+from ..tasks import checklist
 from ..workspace.files import atomic_write, content_hash
 from .embedded import EmbeddedStudio
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError
@@ -192,6 +193,9 @@ class Studio:
                                           key=job.idempotency_key)
             if job.task_id:
                 await workspace.touch(conn, job.task_id, seen, wrote=True)
+            step = (job.params or {}).get("step")
+            if step:
+                await checklist.complete(conn, step, evidence=f"made {rel}", objects=[(seen.object_id, seen.version)])
             await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(
                 status="done", progress=1.0, event_seq=seq, artifact_path=rel, updated_at=time.time(),
                 finished_at=time.time()))

@@ -5,12 +5,13 @@ from .registry import Registry, Suspend, Tool, ToolContext, ToolError
 
 
 def default_registry() -> Registry:
-    from . import core, flows, media, tasks
+    from . import core, flows, media, plan, tasks
 
     reg = Registry()
     core.register(reg)
     flows.register(reg)
     media.register(reg)
+    plan.register(reg)
     tasks.register(reg)
     return reg
 

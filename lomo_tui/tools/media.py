@@ -13,11 +13,13 @@ from sqlalchemy import select
 from ..governance.budget import check_spend
 from ..governance.gates import open_gate
 from ..store import schema as s
+from ..tasks import checklist
 from ..studio.prices import quote, simulated_latency
 from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
 INPUTS = {"type": "array", "items": STR, "description": "workspace paths of input images"}
+STEP = {"type": "string", "description": "the checklist step (id or number) this result completes"}
 SIZES = {"square": (768, 768), "portrait": (640, 896), "landscape": (896, 640), "poster": (640, 896),
          "wide": (1024, 576)}
 
@@ -44,11 +46,18 @@ async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
     return files
 
 
-async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any]) -> Any:
-    """The shared body of the generate_* tools."""
+async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], step: str | None = None
+                   ) -> Any:
+    """The shared body of the generate_* tools. STEP: the checklist step the result completes."""
     studio = ctx.runtime.studio
     job = await studio.job_for_key(ctx.key)
     if job is None:
+        if step is not None:
+            async with ctx.runtime.db.read() as conn:
+                item = await checklist.find(conn, ctx.task_id, step)
+            if item is None:
+                raise ToolError(f"this task has no checklist step {step!r}")
+            params = dict(params, step=item.id)
         amount = quote(kind, params)
         gate = await _authorise(ctx, kind, prompt, amount)
         if gate is not None:
@@ -65,6 +74,10 @@ async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) ->
     rt = ctx.runtime
     async with rt.ledger.fenced(ctx.claim) as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
+        plan_gate = (await conn.execute(select(s.gates.c.id).where(
+            s.gates.c.task_id == ctx.task_id, s.gates.c.kind == "plan", s.gates.c.status == "pending"))).scalar()
+        if plan_gate is not None:  # paid work waits for the plan's approval (the gate's scope)
+            return Suspend("gate", plan_gate, "waiting_gate", defer=True)
         verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
                                     amount=amount)
         if verdict.allowed:
@@ -101,37 +114,38 @@ def outcome(job: Any) -> Any:
 
 def register(reg: Registry) -> None:
     @tool(reg, "generate_image", "Generate an image into the workspace (paid; quoted first).",
-          obj({"prompt": STR, "size": STR, "inputs": INPUTS, "seed": {"type": "integer"}}, ["prompt"]),
+          obj({"prompt": STR, "size": STR, "inputs": INPUTS, "seed": {"type": "integer"}, "step": STEP}, ["prompt"]),
           side_effect="paid", idempotent=True, domain="images")
     async def generate_image(ctx: ToolContext, prompt: str, size: str | None = None, inputs: list[str] | None = None,
-                             seed: int | None = None) -> Any:
+                             seed: int | None = None, step: str | None = None) -> Any:
         params = {"size_px": list(_size(size)), "input_files": await _inputs(ctx, inputs), "inputs": inputs or []}
         if seed is not None:
             params["seed"] = seed
-        return await generate(ctx, "image", prompt, params)
+        return await generate(ctx, "image", prompt, params, step)
 
     @tool(reg, "generate_video", "Generate a short clip (paid; quoted first); inputs: a source image.",
-          obj({"prompt": STR, "seconds": {"type": "number"}, "inputs": INPUTS}, ["prompt"]),
+          obj({"prompt": STR, "seconds": {"type": "number"}, "inputs": INPUTS, "step": STEP}, ["prompt"]),
           side_effect="paid", idempotent=True, domain="video")
     async def generate_video(ctx: ToolContext, prompt: str, seconds: float | None = None,
-                             inputs: list[str] | None = None) -> Any:
+                             inputs: list[str] | None = None, step: str | None = None) -> Any:
         seconds = float(seconds or 5)
         if not 0.5 <= seconds <= 60:
             raise ToolError("seconds must be between 0.5 and 60")
         params = {"seconds": seconds, "size_px": [480, 270], "input_files": await _inputs(ctx, inputs),
                   "inputs": inputs or []}
-        return await generate(ctx, "video", prompt, params)
+        return await generate(ctx, "video", prompt, params, step)
 
     @tool(reg, "generate_3d", "Generate a 3D mesh (glTF) into the workspace (paid; quoted first).",
-          obj({"prompt": STR}, ["prompt"]), side_effect="paid", idempotent=True, domain="3d")
-    async def generate_3d(ctx: ToolContext, prompt: str) -> Any:
-        return await generate(ctx, "3d", prompt, {})
+          obj({"prompt": STR, "step": STEP}, ["prompt"]), side_effect="paid", idempotent=True, domain="3d")
+    async def generate_3d(ctx: ToolContext, prompt: str, step: str | None = None) -> Any:
+        return await generate(ctx, "3d", prompt, {}, step)
 
     @tool(reg, "generate_audio", "Generate audio (WAV) into the workspace (paid; quoted first).",
-          obj({"prompt": STR, "seconds": {"type": "number"}}, ["prompt"]), side_effect="paid", idempotent=True,
-          domain="audio")
-    async def generate_audio(ctx: ToolContext, prompt: str, seconds: float | None = None) -> Any:
+          obj({"prompt": STR, "seconds": {"type": "number"}, "step": STEP}, ["prompt"]), side_effect="paid",
+          idempotent=True, domain="audio")
+    async def generate_audio(ctx: ToolContext, prompt: str, seconds: float | None = None, step: str | None = None
+                             ) -> Any:
         seconds = float(seconds or 3)
         if not 0.5 <= seconds <= 120:
             raise ToolError("seconds must be between 0.5 and 120")
-        return await generate(ctx, "audio", prompt, {"seconds": seconds})
+        return await generate(ctx, "audio", prompt, {"seconds": seconds}, step)

@@ -1,16 +1,34 @@
-"""Main-thread tools: start a task, hand a message to one. They carry the creator's own words (A10)."""
+"""Main-thread tools: start a task, hand a message to one, or ask the creator which one (A5, A7, A8).
+
+They carry the creator's own words (A10): whatever the model writes as a note or title, the task's
+inbox gets the messages this step consumed, verbatim. Each ends the turn without another model call.
+
+Choices go through `clarify` gates (kind "clarify"): the tool suspends the main turn, and when the
+creator answers (`lomo approve GATE --option N`, or the TUI) the same call re-runs with the same
+idempotency key and delivers the message as chosen. The choice is remembered for the next similar
+message (route memory). Routing never grants authority (A9): nothing here opens or resolves spend or
+irreversible gates, and approving a clarify gate authorises nothing.
+"""
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select, update
 
+from ..governance.gates import open_gate
+from ..models.nlu import detect_language
+from ..router import dedupe, deterministic, index, memory
+from ..router.phrases import say
 from ..store import schema as s
-from .registry import Registry, ToolContext, ToolError, obj, tool
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
 MAIN = ("main",)
+KINDS = ("lightweight", "persistent")
+TITLE_CHARS = 60
+MAX_CHOICES = 4
 
 
 def _stable(prefix: str, key: str) -> str:
@@ -18,54 +36,246 @@ def _stable(prefix: str, key: str) -> str:
     return f"{prefix}-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
 
 
+async def consumed(ctx: ToolContext) -> list[Any]:
+    """The creator's messages this step consumed (id, text), in order."""
+    async with ctx.runtime.db.read() as conn:
+        return list((await conn.execute(select(s.inbox.c.id, s.inbox.c.text).where(
+            s.inbox.c.consumed_turn == ctx.claim.turn_id, s.inbox.c.consumed_step == ctx.step).order_by(
+            s.inbox.c.sent_at))).all())
+
+
 async def consumed_words(ctx: ToolContext) -> str:
     """The creator's messages this step consumed, verbatim."""
-    async with ctx.runtime.db.read() as conn:
-        rows = (await conn.execute(select(s.inbox.c.text).where(
-            s.inbox.c.consumed_turn == ctx.claim.turn_id, s.inbox.c.consumed_step == ctx.step).order_by(
-            s.inbox.c.sent_at))).scalars().all()
-    return "\n".join(rows)
+    return "\n".join(r.text for r in await consumed(ctx))
 
 
-async def _forward(ctx: ToolContext, conn: Any, task_id: str, text: str) -> str:
+async def _forward(ctx: ToolContext, conn: Any, task_id: str, text: str) -> bool:
+    """Deliver TEXT to TASK_ID once per call (a re-run finds the first delivery). True if delivered now."""
     message_id = _stable("msg", ctx.key + task_id)
     exists = (await conn.execute(select(s.inbox.c.id).where(s.inbox.c.id == message_id))).first()
     if exists is None:
         await ctx.runtime.ledger.deliver(task_id, text, source="router", origin=ctx.key, conn=conn,
                                          message_id=message_id)
-    return message_id
+    return exists is None
+
+
+def _title_from(words: str) -> str:
+    return index.clip(words.splitlines()[0] if words else "", TITLE_CHARS) or "Task"
+
+
+async def _task(conn: Any, task_id: str) -> Any:
+    return (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
+
+
+async def _create(ctx: ToolContext, conn: Any, *, title: str, kind: str, goal: str, brief: str, language: str,
+                  words: str, source: str | None) -> tuple[str, bool]:
+    """Create the call's task (once) and hand it the creator's words. Returns (task id, delivered now)."""
+    task_id = _stable("task", ctx.key)
+    if await _task(conn, task_id) is None:
+        await ctx.runtime.ledger.create_task(title, kind=kind, goal=goal or words, brief=brief, language=language,
+                                             conn=conn, task_id=task_id)
+        await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(source_inbox=source))
+        await index.refresh_search_text(conn, task_id)
+    return task_id, await _forward(ctx, conn, task_id, words or goal or title)
+
+
+async def _reopen(ctx: ToolContext, conn: Any, row: Any) -> None:
+    """The creator chose to resume an archived or stopped task: unarchive, unstop (epoch + 1, like resume)."""
+    values: dict[str, Any] = {"archived": False, "updated_at": time.time()}
+    if row.status in ("stopped", "failed"):
+        values.update(status="idle", status_reason="", epoch=row.epoch + 1)
+    await conn.execute(update(s.tasks).where(s.tasks.c.id == row.id).values(**values))
+    await ctx.runtime.ledger.event(conn, "task_resumed", row.id, by="creator:clarify", archived=bool(row.archived),
+                                   previous_status=row.status)
+
+
+def _status_word(row: Any, lang: str) -> str:
+    if row.archived:
+        return say("status_archived", lang)
+    return say(f"status_{row.status}", lang) if row.status in ("stopped", "failed") else row.status
+
+
+async def _missing_files(conn: Any, words: str) -> list[str]:
+    """Files the message names that are not (or no longer) in the workspace (A8)."""
+    missing = []
+    for name in deterministic.mentioned_files(words):
+        found = (await conn.execute(select(s.objects.c.id).where(s.objects.c.deleted.is_(False), or_(
+            s.objects.c.path == name, s.objects.c.path.like("%/" + deterministic._like_escape(name), escape="\\"))
+        ).limit(1))).first()
+        if found is None:
+            missing.append(name)
+    return missing
+
+
+# ---- choices ------------------------------------------------------------------------------------
+async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[dict[str, Any]], lang: str,
+               words: str) -> Any:
+    """Open (or find again) this call's clarify gate. ACTIONS carry label/consequence plus what to do."""
+    options = [{"label": a["label"], "consequence": a.get("consequence", "")} for a in actions]
+    plan = [{k: v for k, v in a.items() if k not in ("label", "consequence")} for a in actions]
+    async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+        return await open_gate(conn, task_id=ctx.task_id, kind="clarify", question=question, options=options,
+                               dedupe_key=f"{ctx.key}/route", turn_id=ctx.claim.turn_id, tool_call_id=ctx.key,
+                               scope={"turn": ctx.claim.turn_id, "route": reason, "actions": plan,
+                                      "message": index.clip(words, 300), "language": lang},
+                               continues="other tasks go on; the main thread waits for your choice")
+
+
+async def _settle(ctx: ToolContext, gate: Any, words: str, source: str | None) -> Any:
+    """Act on the creator's answer to this call's clarify gate (or keep waiting)."""
+    if gate.status == "pending":
+        return Suspend("gate", gate.id, "waiting_gate")
+    resolution = gate.resolution or {}
+    actions = (gate.scope or {}).get("actions") or []
+    option = resolution.get("option") or 0
+    if not resolution.get("approved") or not 1 <= option <= len(actions):
+        return {"routed": "cancelled", "gate_id": gate.id}
+    action = actions[option - 1]
+    lang = (gate.scope or {}).get("language") or "en"
+    if action["do"] == "cancel":
+        return {"routed": "cancelled", "gate_id": gate.id}
+    async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+        if action["do"] == "new":
+            task_id, fresh = await _create(ctx, conn, title=action.get("title") or _title_from(words),
+                                           kind=action.get("kind") or "persistent", goal=action.get("goal") or "",
+                                           brief=action.get("brief") or "", language=lang, words=words,
+                                           source=source)
+            routed = "created"
+        else:
+            row = await _task(conn, action["task_id"])
+            if row is None:
+                return {"routed": "cancelled", "gate_id": gate.id,
+                        "error": f"task {action['task_id']} no longer exists"}
+            if not deterministic.usable(row):
+                await _reopen(ctx, conn, row)
+            task_id, routed = row.id, "resumed" if action["do"] == "resume" else "followup"
+            fresh = await _forward(ctx, conn, task_id, words)
+        if fresh:
+            await memory.remember(conn, words, task_id)
+        title = (await _task(conn, task_id)).title
+    ctx.runtime.after_commit_wake(task_id)
+    return {"routed": routed, "task_id": task_id, "title": title, "gate_id": gate.id}
+
+
+def _send_action(row: Any, lang: str, label_key: str = "opt_task") -> dict[str, Any]:
+    label = say(label_key, lang, title=index.clip(row.title, TITLE_CHARS))
+    if not deterministic.usable(row):
+        label += f" ({_status_word(row, lang)})"
+        return {"do": "resume", "task_id": row.id, "label": label, "consequence": say("resumes", lang)}
+    return {"do": "send", "task_id": row.id, "label": label, "consequence": say("goes_to", lang)}
+
+
+def _new_action(lang: str, *, title: str, kind: str, goal: str = "", brief: str = "") -> dict[str, Any]:
+    return {"do": "new", "kind": kind, "title": title, "goal": goal, "brief": brief,
+            "label": say("opt_new", lang), "consequence": say("starts_new", lang, title=title)}
+
+
+def _cancel_action(lang: str) -> dict[str, Any]:
+    return {"do": "cancel", "label": say("opt_cancel", lang), "consequence": say("nothing", lang)}
 
 
 def register(reg: Registry) -> None:
     @tool(reg, "create_task", "Start a task for the creator's message. kind: lightweight (one-shot) or "
-          "persistent (a goal with a brief and checklist).",
-          obj({"title": STR, "kind": {"type": "string", "enum": ["lightweight", "persistent"]}, "goal": STR,
-               "brief": STR, "language": STR}, ["title", "kind"]),
+          "persistent (a goal with a brief and checklist). title/goal in the creator's language. A persistent "
+          "task that looks like an existing one makes the creator choose, unless force is true (use it only "
+          "when the creator already said they want a new task).",
+          obj({"title": STR, "kind": {"type": "string", "enum": list(KINDS)}, "goal": STR, "brief": STR,
+               "language": STR, "force": {"type": "boolean"}}, ["title", "kind"]),
           side_effect="control", idempotent=True, kinds=MAIN, ends_turn=True)
     async def create_task(ctx: ToolContext, title: str, kind: str, goal: str = "", brief: str = "",
-                          language: str = "en") -> dict[str, Any]:
-        if kind not in ("lightweight", "persistent"):
+                          language: str = "", force: bool = False) -> Any:
+        if kind not in KINDS:
             raise ToolError("kind must be lightweight or persistent")
-        words = await consumed_words(ctx)
-        task_id = _stable("task", ctx.key)
+        rows = await consumed(ctx)
+        words = "\n".join(r.text for r in rows)
+        source = rows[0].id if rows else None
+        lang = language or detect_language(words or title)
+        title = index.clip(title, 120) or _title_from(words)
+        if kind == "persistent" and not force:
+            async with ctx.runtime.db.read() as conn:
+                made = await _task(conn, _stable("task", ctx.key))
+                dups = [] if made is not None else await dedupe.near_duplicates(conn, words, f"{title}\n{goal}")
+            gate_key = f"{ctx.key}/route"
+            async with ctx.runtime.db.read() as conn:
+                gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == gate_key))).first()
+            if gate is None and dups:
+                best = dups[0][0]
+                actions = [_send_action(row, lang, "opt_add") for row, _ in dups]
+                actions.append(_new_action(lang, title=title, kind=kind, goal=goal, brief=brief))
+                gate = await _ask(ctx, reason="duplicate", lang=lang, words=words, actions=actions,
+                                  question=say("duplicate", lang, title=index.clip(best.title, TITLE_CHARS)))
+            if gate is not None:
+                return await _settle(ctx, gate, words, source)
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
-            if (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.id == task_id))).first() is None:
-                await ctx.runtime.ledger.create_task(title, kind=kind, goal=goal or words, brief=brief,
-                                                     language=language, conn=conn, task_id=task_id)
-            await _forward(ctx, conn, task_id, words or goal or title)
+            task_id, _ = await _create(ctx, conn, title=title, kind=kind, goal=goal, brief=brief, language=lang,
+                                       words=words, source=source)
         ctx.runtime.after_commit_wake(task_id)
-        return {"task_id": task_id, "title": title, "kind": kind}
+        return {"task_id": task_id, "title": title, "kind": kind, "routed": "created"}
 
-    @tool(reg, "send_to_task", "Hand the creator's message to an existing task (a follow-up).",
+    @tool(reg, "send_to_task", "Hand the creator's message to an existing task (a follow-up). An archived, "
+          "stopped or unknown task makes the creator choose: resume it, start a new task, or cancel.",
           obj({"task_id": STR, "note": STR}, ["task_id"]),
           side_effect="control", idempotent=True, kinds=MAIN, ends_turn=True)
-    async def send_to_task(ctx: ToolContext, task_id: str, note: str = "") -> dict[str, Any]:
-        words = await consumed_words(ctx)
-        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
-            task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
+    async def send_to_task(ctx: ToolContext, task_id: str, note: str = "") -> Any:
+        rows = await consumed(ctx)
+        words = "\n".join(r.text for r in rows) or note
+        source = rows[0].id if rows else None
+        lang = detect_language(words)
+        async with ctx.runtime.db.read() as conn:
+            task = await _task(conn, task_id)
+            gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
+        if task is not None and task.kind == "main":
+            raise ToolError("that is the main thread; answer the creator directly instead")
+        if gate is None and (task is None or not deterministic.usable(task)):
             if task is None:
-                raise ToolError(f"no task {task_id}")
-            await _forward(ctx, conn, task_id, words or note)
+                actions = [_new_action(lang, title=_title_from(words), kind="persistent"), _cancel_action(lang)]
+                question = say("missing", lang)
+                reason = "missing"
+            else:
+                actions = [{"do": "resume", "task_id": task.id, "consequence": say("resumes", lang),
+                            "label": say("opt_resume", lang, title=index.clip(task.title, TITLE_CHARS))},
+                           _new_action(lang, title=task.title, kind=task.kind, goal=task.goal),
+                           _cancel_action(lang)]
+                question = say("unavailable", lang, title=index.clip(task.title, TITLE_CHARS),
+                               status=_status_word(task, lang))
+                reason = "unavailable"
+            gate = await _ask(ctx, reason=reason, question=question, actions=actions, lang=lang, words=words)
+        if gate is not None:
+            return await _settle(ctx, gate, words, source)
+        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+            await _forward(ctx, conn, task_id, words)
+            missing = await _missing_files(conn, words)
         ctx.runtime.after_commit_wake(task_id)
-        return {"task_id": task_id, "title": task.title}
+        result: dict[str, Any] = {"task_id": task_id, "title": task.title, "routed": "followup"}
+        if task.status == "paused":
+            result["note"] = "the task is paused; it reads the message when it resumes"
+        if missing:
+            result["missing_files"] = missing
+        return result
 
+    @tool(reg, "clarify", "Ask the creator which task a message is for, when more than one fits (or none "
+          "clearly does). Lists the candidate tasks and “a new task”; the message is delivered as they choose "
+          "and the choice is remembered for similar messages.",
+          obj({"task_ids": {"type": "array", "items": STR}, "question": STR, "new_title": STR,
+               "new_kind": {"type": "string", "enum": list(KINDS)}}, ["task_ids"]),
+          side_effect="gate", idempotent=True, kinds=MAIN, ends_turn=True)
+    async def clarify(ctx: ToolContext, task_ids: list[str], question: str = "", new_title: str = "",
+                      new_kind: str = "persistent") -> Any:
+        rows = await consumed(ctx)
+        words = "\n".join(r.text for r in rows)
+        source = rows[0].id if rows else None
+        lang = detect_language(words)
+        async with ctx.runtime.db.read() as conn:
+            gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
+            candidates = []
+            for task_id in dict.fromkeys(task_ids or []):
+                row = await _task(conn, str(task_id))
+                if row is not None and row.kind != "main":
+                    candidates.append(row)
+        if gate is None:
+            actions = [_send_action(row, lang) for row in candidates[:MAX_CHOICES]]
+            actions.append(_new_action(lang, title=index.clip(new_title, 120) or _title_from(words),
+                                       kind=new_kind if new_kind in KINDS else "persistent"))
+            gate = await _ask(ctx, reason="ambiguous", question=question or say("which_task", lang), actions=actions,
+                              lang=lang, words=words)
+        return await _settle(ctx, gate, words, source)

@@ -305,6 +305,20 @@ class Workspace:
                 s.objects.c.path))).all()
         return [dict(r._mapping) for r in rows if fnmatch.fnmatch(r.path, pattern)]
 
+    async def task_views(self, conn: AsyncConnection, task_id: str, limit: int = 8) -> dict[str, list[str]]:
+        """What a planner needs to see of the workspace: this task's outputs, recent images, flows."""
+        outputs = (await conn.execute(select(s.objects.c.path).join(
+            s.task_objects, s.task_objects.c.object_id == s.objects.c.id).where(
+            s.task_objects.c.task_id == task_id, s.task_objects.c.role == "output",
+            s.objects.c.deleted.is_(False)).order_by(s.objects.c.updated_at.desc()).limit(limit))).scalars().all()
+        images = (await conn.execute(select(s.objects.c.path).where(
+            s.objects.c.kind == "image", s.objects.c.deleted.is_(False)).order_by(
+            s.objects.c.updated_at.desc()).limit(limit))).scalars().all()
+        flows = (await conn.execute(select(s.objects.c.path).where(
+            s.objects.c.kind == "flow", s.objects.c.deleted.is_(False)).order_by(
+            s.objects.c.updated_at.desc()).limit(limit))).scalars().all()
+        return {"artifacts": list(outputs), "recent_images": list(images), "flow_files": list(flows)}
+
     async def open_notices(self, conn: AsyncConnection, task_id: str) -> list[str]:
         rows = (await conn.execute(select(s.notices.c.summary).where(
             s.notices.c.task_id == task_id, s.notices.c.status == "open").order_by(s.notices.c.id))).scalars()

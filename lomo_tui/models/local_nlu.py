@@ -1,0 +1,37 @@
+"""Language layer of the embedded `lomo/local` planner (offline, deterministic, pure Python).
+
+- detect_language(text) -> "en" | "zh" | "ja" | "ru"
+- classify(text) -> Intent (act, media, goal_type, count, seconds, subject, style, refers_back, files,
+  language; plus topic, needs_source, extra_media, nodes, size, constraints, text)
+- make_brief(text, intent) -> the brief in the creator's language, their request quoted verbatim
+- make_checklist(intent) -> [ChecklistItem(title, tool, args, needs_confirmation)]; args may hold the
+  placeholders "$source", "$prev", "$last", "$answer", "$version" (see nlu/plan.py)
+- phrase(key, lang, **fields) -> a localized reply; PHRASES holds every template
+- answer_simple(text, intent, facts) -> a deterministic answer, or None; safe_eval(expr) for arithmetic
+- similarity(a, b) -> float in [0, 1]; keywords(text) / fts_query(text) for SQLite FTS5
+The implementation lives in the `lomo_tui.models.nlu` package (lexicon data separate from logic).
+"""
+from __future__ import annotations
+
+from .nlu import (
+    ACTS,
+    GOAL_TYPES,
+    MEDIA_KINDS,
+    PHRASES,
+    ChecklistItem,
+    Intent,
+    answer_simple,
+    classify,
+    detect_language,
+    fts_query,
+    keywords,
+    make_brief,
+    make_checklist,
+    phrase,
+    safe_eval,
+    similarity,
+)
+
+__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "answer_simple",
+           "classify", "detect_language", "fts_query", "keywords", "make_brief", "make_checklist",
+           "phrase", "safe_eval", "similarity"]

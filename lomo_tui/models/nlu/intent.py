@@ -1,0 +1,456 @@
+"""Intent classification: what the creator asks for, read from their own words."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from . import lexicon as L
+from .arith import extract_expression
+from .text import (
+    IMAGE_EXT,
+    NUM,
+    LazyRe,
+    blank,
+    compile_entries,
+    detect_language,
+    entries_for,
+    find,
+    find_all,
+    find_count,
+    find_files,
+    find_seconds,
+    is_cjk,
+    mask_noise,
+    normalise,
+)
+
+ACTS = ("greeting", "thanks", "help", "question", "one_shot", "goal", "revise", "status", "continue",
+        "stop", "pause", "resume", "forget", "delete", "other")
+MEDIA_KINDS = ("image", "video", "3d", "audio", "document", "flow")
+GOAL_TYPES = ("poster_series", "short_clip", "3d_object", "storyboard", "flow_edit", "audio_piece",
+              "document", "general")
+_GOAL_BY_MEDIA = {"image": "poster_series", "video": "short_clip", "3d": "3d_object",
+                  "audio": "audio_piece", "document": "document", "flow": "flow_edit"}
+_CONTROL_ORDER = ("forget", "delete", "pause", "resume", "stop", "continue")
+_NO_REFERENCE_ACTS = frozenset({"question", "greeting", "thanks", "help", "status"})
+
+
+@dataclass
+class Intent:
+    """What one message asks for. Only `act` and `language` are always meaningful."""
+
+    act: str = "other"
+    media: str | None = None
+    goal_type: str | None = None
+    count: int | None = None
+    seconds: float | None = None
+    subject: str = ""
+    style: list[str] = field(default_factory=list)
+    refers_back: bool = False
+    files: list[str] = field(default_factory=list)
+    language: str = "en"
+    topic: str | None = None  # question topic answered offline: time, date, spend, tasks, math
+    needs_source: bool = False  # an existing picture is the input ("a clip of yesterday's cat")
+    extra_media: list[str] = field(default_factory=list)  # later deliverables ("…and then a poster")
+    nodes: list[str] = field(default_factory=list)  # flow nodes named ("node 2", "节点3")
+    size: str | None = None  # "WxH" from "1024x768", "16:9", "square"
+    constraints: list[str] = field(default_factory=list)  # the creator's own limits ("no text", "16:9")
+    text: str = ""  # the message as written
+
+
+@dataclass(frozen=True)
+class _Mention:
+    start: int
+    end: int
+    media: str
+    source: bool  # names an input ("this photo", "для видео"), not the deliverable
+
+
+# --- small tables ---------------------------------------------------------------------------
+_CLAUSE_SPLIT = {
+    "en": r"\s*(?:,?\s*\band then\b|,\s*then\b|;|\bthen\b|\bafter that\b|\bfollowed by\b|\bplus\b|"
+          r"\band also\b|\balso\b|\band (?=an?\b)|\.\s)\s*",
+    "ru": r"\s*(?:,?\s*а затем|затем|потом|после этого|а также|;|\.\s)\s*",
+    "zh": r"(?:然后|接着|之后|，再|；|。|并且|同时|再做)",
+    "ja": r"(?:それから|その後|そして|次に|。|、それに)",
+}
+_NEW_THING = {  # a creation verb introducing something new: "make a…", "画一只…"
+    "en": LazyRe(r"\b(?:make|create|generate|draw|paint|render|design|produce|build|compose|write|"
+                     r"sketch|craft|illustrate|give)(?: me| us)? (?:an?|some|one|two|three|four|five|\d+)\b"),
+    "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
+    "ja": LazyRe(r"新しい|別の"),
+    "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])"),
+}
+_DEFINITE = LazyRe(r"\bthe\s+(?:[\w-]+\s+){0,2}$")
+_ASPECTS = {"1:1": "1024x1024", "16:9": "1344x768", "9:16": "768x1344", "4:3": "1152x864",
+            "3:4": "864x1152", "3:2": "1216x832", "2:3": "832x1216", "21:9": "1536x640"}
+_ASPECT_WORDS = {
+    "1:1": ("square", "正方形", "方形", "方图", "квадратн*"),
+    "2:3": ("portrait", "vertical", "竖版", "竖图", "縦長", "縦向き", "вертикальн*"),
+    "16:9": ("landscape", "widescreen", "horizontal", "横版", "横图", "横長", "横向き", "горизонтальн*",
+             "широкоформатн*"),
+}
+_SIZE_RE = LazyRe(r"(?<!\d)(\d{3,4})\s*[x×*]\s*(\d{3,4})(?!\d)")
+_ASPECT_RE = LazyRe(r"(?<![\d:])(\d{1,2})\s*:\s*(\d{1,2})(?![\d:])")
+_NEGATIVE = {
+    "en": r"\b(?:no|without|avoid|don't use|do not use|never)\s+[^,.;!?\n]{1,40}",
+    "zh": r"(?:不要|别|不用|避免|无需)[^，。,;；!！?？\n]{1,20}",
+    "ja": r"[^、。,\s]{1,20}(?:なしで|無しで|は入れないで|を入れないで|は使わないで|抜きで)",
+    "ru": r"(?<![а-я])(?:без|не надо|не нужно|не используй)\s+[^,.;!?\n]{1,40}",
+}
+_NODES = LazyRe(r"(?:\bnode|节点|ノード|(?<![а-я])узел|(?<![а-я])узл[а-я]*)\s*(?:#|№|no\.?)?\s*([a-z0-9_-]+)"
+                    r"|第\s*([0-9一二三四五六七八九十]+)\s*个?节点")
+_CONTROL_OBJECT = LazyRe(r"\b(?:tasks?|jobs?)\b|任务|タスク|(?<![а-я])задач[а-я]*|(?<![а-я])задани[а-я]*")
+
+
+@cache
+def _subject_cuts(lang: str, mode: str) -> re.Pattern[str]:
+    """Cuts around a subject. mode "request" cuts counts, verbs and media words too; "revise" also
+    the revision markers ("make it bluer" -> ""); "plain" only fillers and pronouns."""
+    cuts = list(L.SUBJECT_FILLERS[lang])
+    if mode != "plain":
+        cuts += [c.replace("{NUM}", NUM[lang]) for c in L.SUBJECT_CUTS[lang]]
+    concepts = ("deictic", "revise_strong", "revise") if mode == "revise" else ("deictic",)
+    cuts += [rx.pattern for c in concepts if (rx := compile_entries(entries_for(L.GEN, c, lang)))]
+    if is_cjk(lang):
+        cuts.append(r"\s+")  # spaces separate pieces in CJK text (no word spaces there)
+    return re.compile("|".join(f"(?:{c})" for c in cuts))
+
+
+@cache
+def _lead_fillers(lang: str) -> re.Pattern[str] | None:
+    words = L.LEAD_FILLERS.get(lang, ()) + (L.LEAD_FILLERS["en"] if lang != "en" else ())
+    rx = compile_entries(words)
+    return re.compile(rf"^(?:[\s,.!:;-]*(?:{rx.pattern}))*[\s,.!:;-]*") if rx else None
+
+
+# --- pieces ---------------------------------------------------------------------------------
+def _has(table: L.Table, concept: str, lang: str, text: str) -> bool:
+    return find(table, concept, lang, text) is not None
+
+
+def _style_hits(norm: str, lang: str) -> list[tuple[int, str, str]]:
+    hits = []
+    for tag in L.STYLES:
+        m = find(L.STYLES, tag, lang, norm)
+        if m:
+            hits.append((m.start(), tag, m.group().strip()))
+    return sorted(hits)
+
+
+def find_styles(norm: str, lang: str) -> list[str]:
+    """Style tags (English) in order of appearance."""
+    return [tag for _, tag, _ in _style_hits(norm, lang)]
+
+
+def find_style_words(norm: str, lang: str) -> list[str]:
+    """The creator's own style words, in order of appearance ("复古", "warmer")."""
+    return list(dict.fromkeys(word for _, _, word in _style_hits(norm, lang)))
+
+
+def _mentions(norm: str, lang: str) -> list[_Mention]:
+    """Media words, longest match winning where they overlap ("动画" is video, not "画")."""
+    found = [(m.start(), m.end(), media) for media in L.MEDIA for m in find_all(L.MEDIA, media, lang, norm)]
+    kept: list[tuple[int, int, str]] = []
+    for start, end, media in sorted(found, key=lambda f: f[0] - f[1]):
+        if all(end <= s or start >= e for s, e, _ in kept):
+            kept.append((start, end, media))
+    source_rx = compile_entries(entries_for(L.GEN, "source", lang))
+    out = []
+    for start, end, media in sorted(kept):
+        before = norm[max(0, start - 40):start]
+        src = bool(source_rx and not is_cjk(lang) and source_rx.search(before))
+        out.append(_Mention(start, end, media, src))
+    return out
+
+
+def _clauses(norm: str, lang: str) -> list[tuple[int, int]]:
+    spans, pos = [], 0
+    for m in re.finditer(_CLAUSE_SPLIT[lang], norm):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    spans.append((pos, len(norm)))
+    return spans
+
+
+def _head(mentions: list[_Mention], lang: str) -> _Mention | None:
+    """The deliverable of one clause: the first non-input mention (en/ru), the last (head-final zh/ja)."""
+    if not mentions:
+        return None
+    if is_cjk(lang):
+        return mentions[-1]
+    return next((m for m in mentions if not m.source), mentions[0])
+
+
+def _primary(mentions: list[_Mention], clauses: list[tuple[int, int]], lang: str
+             ) -> tuple[_Mention | None, list[str], tuple[int, int]]:
+    """The main deliverable, further deliverables from later clauses, and the main clause span."""
+    heads = []
+    for start, end in clauses:
+        head = _head([m for m in mentions if start <= m.start < end], lang)
+        heads.append(((start, end), head))
+    main = next(((span, h) for span, h in heads if h and not h.source), None) \
+        or next(((span, h) for span, h in heads if h), None)
+    if main is None:
+        return None, [], clauses[0]
+    extras = []
+    for span, head in heads:
+        if head and span[0] > main[0][0] and not head.source and head.media != main[1].media \
+                and head.media not in extras:
+            extras.append(head.media)
+    return main[1], extras, main[0]
+
+
+def extract_subject(norm_clause: str, lang: str, mode: str = "request") -> str:
+    """The creator's noun phrase: their words minus request frames, counts, verbs and generic media
+    words (see _subject_cuts for the modes)."""
+    fillers = _lead_fillers(lang)
+    clause = fillers.sub("", norm_clause, count=1) if fillers else norm_clause
+    cuts = _subject_cuts(lang, mode)
+    if is_cjk(lang):
+        pieces = [p.strip(L.EDGE_CHARS[lang]) for p in cuts.split(clause)]
+        return max(pieces, key=len) if pieces else ""
+    return _trim_words(cuts.sub(" ", clause).split(), L.EDGE_WORDS[lang])
+
+
+_PUNCT = " ,.!?:;-—…\"'«»“”()"
+
+
+def _trim_words(words: list[str], edge: frozenset[str]) -> str:
+    """Join words, dropping function words and punctuation at both ends ("a cat for" -> "cat")."""
+    def junk(word: str) -> bool:
+        core = word.strip(_PUNCT)
+        return not core or core in edge
+
+    lo, hi = 0, len(words)
+    while lo < hi and junk(words[lo]):
+        lo += 1
+    while hi > lo and junk(words[hi - 1]):
+        hi -= 1
+    return " ".join(words[lo:hi]).strip(_PUNCT)
+
+
+def _original_case(raw_norm: str, raw: str, phrase: str) -> str:
+    """Give a phrase found in normalised text back its original spelling where it maps 1:1."""
+    if len(raw_norm) != len(raw) or not phrase:
+        return phrase
+    at = raw_norm.find(phrase)
+    return raw[at:at + len(phrase)] if at >= 0 else phrase
+
+
+def _constraints(norm: str, lang: str) -> tuple[str | None, list[str]]:
+    out: list[str] = []
+    size = None
+    m = _SIZE_RE.search(norm)
+    if m:
+        size = f"{m.group(1)}x{m.group(2)}"
+        out.append(size)
+    for m in _ASPECT_RE.finditer(norm):
+        ratio = f"{m.group(1)}:{m.group(2)}"
+        if ratio in _ASPECTS:
+            size = size or _ASPECTS[ratio]
+            out.append(ratio)
+    for ratio, words in _ASPECT_WORDS.items():
+        rx = compile_entries(words)
+        hit = rx.search(norm) if rx else None
+        if hit:
+            size = size or _ASPECTS[ratio]
+            out.append(hit.group())
+    for lg in dict.fromkeys((lang, "en")):
+        out += [m.group().strip() for m in re.finditer(_NEGATIVE[lg], norm)]
+    return size, list(dict.fromkeys(out))
+
+
+def _without_constraints(norm: str, lang: str) -> str:
+    """The text with sizes, aspect ratios and "no …" phrases blanked (they are not the subject)."""
+    norm = _ASPECT_RE.sub(blank, _SIZE_RE.sub(blank, norm))
+    for lg in dict.fromkeys((lang, "en")):
+        norm = re.sub(_NEGATIVE[lg], blank, norm)
+    return norm
+
+
+def _piece_at(norm: str, start: int, end: int, at: int) -> str:
+    """The comma-separated piece of norm[start:end] around position `at`."""
+    pieces = [(m.start(), m.end()) for m in re.finditer(r"[^,;，；、]+", norm[start:end])]
+    return next((norm[start + a:start + b] for a, b in pieces if a <= at - start < b), norm[start:end])
+
+
+def _nodes(norm: str) -> list[str]:
+    return list(dict.fromkeys(a or b for a, b in _NODES.findall(norm)))
+
+
+def _control(norm: str, lang: str) -> tuple[str, re.Match[str]] | None:
+    """A control act: en/ru verbs must open the message; zh/ja ones may stand anywhere unless
+    negated or preceded by a creation verb ("画一个停止标志" is a drawing)."""
+    if is_cjk(lang):
+        create = find(L.GEN, "create", lang, norm)
+        negation = compile_entries(L.NEGATION[lang])
+        for act in _CONTROL_ORDER:
+            m = find(L.CONTROL, act, lang, norm)
+            if m and not (create and create.start() < m.start()) and \
+                    not (negation and negation.search(norm[max(0, m.start() - 3):m.end() + 4])):
+                return act, m
+        return None
+    fillers = _lead_fillers(lang)
+    lead = fillers.match(norm) if fillers else None
+    offset = lead.end() if lead else 0
+    for act in _CONTROL_ORDER:
+        rx = compile_entries(entries_for(L.CONTROL, act, lang))
+        m = rx.match(norm, offset) if rx else None
+        if m:
+            return act, m
+    return None
+
+
+def _leftover(text: str, lang: str) -> int:
+    """How much a message says besides a phrase: words (en/ru) or characters (zh/ja)."""
+    words = re.sub(r"[\W_]+", " ", text).split()
+    return sum(map(len, words)) // 2 if is_cjk(lang) else len(words)
+
+
+def _question_lead(norm: str, lang: str) -> bool:
+    """A wh-question ("how do I…", "什么是…"), not a polite request ("can you draw…?")."""
+    fillers = _lead_fillers(lang)
+    text = (fillers.sub("", norm, count=1) if fillers else norm).strip()
+    return _has(L.QUESTION, "lead", lang, text) and not _has(L.QUESTION, "request", lang, norm.strip())
+
+
+# --- classify -------------------------------------------------------------------------------
+def classify(text: str) -> Intent:
+    """Read one message: its act, and for requests what to make, how many, how long, in what style."""
+    raw = text.strip()
+    lang = detect_language(raw)
+    it = Intent(language=lang, files=find_files(raw), text=raw)
+    masked = mask_noise(raw)
+    norm = normalise(masked)
+    if not norm.strip():
+        return it
+    it.style = find_styles(norm, lang)
+    it.size, it.constraints = _constraints(norm, lang)
+    mentions = _mentions(norm, lang)
+    create = _has(L.GEN, "create", lang, norm)
+    making = create and bool(mentions)
+    control = _control(norm, lang)
+    if control:
+        it.act, m = control
+        rest = norm[:m.start()] + " " + norm[m.end():]
+        it.subject = extract_subject(_CONTROL_OBJECT.sub(" ", rest), lang, "plain")
+    else:
+        _classify_act(it, norm, lang, mentions, create, making)
+        if it.act in ("one_shot", "goal", "revise"):
+            _fill_request(it, norm, lang, mentions)
+    if it.act not in _NO_REFERENCE_ACTS:
+        it.refers_back = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
+    if it.subject:
+        it.subject = _original_case(normalise(masked), masked, it.subject)
+    return it
+
+
+def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
+                  making: bool) -> None:
+    """Set it.act (and it.topic) for anything but a control verb."""
+    if not making:
+        for act in ("status", "help"):
+            if _has(L.ACTS, act, lang, norm):
+                it.act = act
+                return
+        for topic in L.TOPICS:
+            if _has(L.TOPICS, topic, lang, norm):
+                it.act, it.topic = "question", topic
+                return
+        if extract_expression(norm, lang) is not None:
+            it.act, it.topic = "question", "math"
+            return
+    for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
+        m = find(L.ACTS, act, lang, norm)
+        if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
+            it.act = act
+            return
+    if _question_lead(norm, lang):
+        it.act = "question"
+        return
+    has_flow = _has(L.GEN, "flow", lang, norm) or any(f.endswith(".flow.json") for f in it.files)
+    if has_flow and (_has(L.GEN, "edit", lang, norm) or _nodes(norm)):
+        it.act, it.media, it.goal_type = "goal", "flow", "flow_edit"
+        return
+    deictic = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
+    primary, _, _ = _primary(mentions, _clauses(norm, lang), lang)
+    fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
+    definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
+    if _has(L.GEN, "revise_strong", lang, norm) or (
+            _has(L.GEN, "revise", lang, norm) and (deictic or definite or not fresh)):
+        it.act = "revise"
+        return
+    storyboard = _is_storyboard(it, norm, lang)
+    project = _has(L.GEN, "project", lang, norm)
+    if fresh or storyboard or project or (create and extract_subject(norm, lang)):
+        it.act = "one_shot"  # refined to "goal" by _fill_request
+        return
+    short = len(norm.split()) <= 6 if not is_cjk(lang) else len(norm) <= 12
+    for act in ("greeting", "thanks"):
+        if short and _has(L.ACTS, act, lang, norm):
+            it.act = act
+            return
+    if re.search(r"[?？]\s*$", norm) or _has(L.QUESTION, "lead", lang, norm.strip()):
+        it.act = "question"
+
+
+def _is_storyboard(it: Intent, norm: str, lang: str) -> bool:
+    """A storyboard is asked for by name, or by naming its file ("write storyboard.md …")."""
+    return any(_has(L.GEN, "storyboard", lang, t) for t in (norm, *map(normalise, it.files)))
+
+
+def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) -> None:
+    """Media, counts, duration, subject and goal type of a request to make or revise something."""
+    clauses = _clauses(norm, lang)
+    primary, extras, (c_start, c_end) = _primary(mentions, clauses, lang)
+    storyboard = _is_storyboard(it, norm, lang)
+    if it.media is None:
+        it.media = "document" if storyboard else (primary.media if primary else None)
+    if it.media is None and it.act != "revise":
+        it.media = "image"
+    timed = storyboard or any(m.media in ("video", "audio") for m in mentions)
+    it.seconds, spans = find_seconds(norm, lang, timed)
+    for start, end in spans:  # durations are neither counts nor subjects
+        norm = norm[:start] + " " * (end - start) + norm[end:]
+    it.count = find_count(_NODES.sub(blank, _SIZE_RE.sub(blank, norm)), lang)
+    it.nodes = _nodes(norm)
+    it.extra_media = extras
+    image_inputs = [f for f in it.files if f.rsplit(".", 1)[-1].lower() in IMAGE_EXT]
+    earlier_inputs = any(
+        m.media == "image" != it.media and (m.source if not is_cjk(lang) else c_start <= m.start < primary.start)
+        for m in mentions if primary and m is not primary)
+    it.needs_source = bool(image_inputs) or earlier_inputs or _has(L.GEN, "past_ref", lang, norm)
+    mode = "revise" if it.act == "revise" else "request"
+    plain = _without_constraints(norm, lang)
+    # The subject: around the deliverable, else in the first clause that names one ("make a cat,
+    # then animate it"), else anywhere.
+    candidates = [_piece_at(plain, c_start, c_end, primary.start if primary else c_start),
+                  *(plain[a:b] for a, b in clauses), plain]
+    it.subject = next((s for s in (extract_subject(c, lang, mode) for c in candidates) if s), "")
+    if it.act == "one_shot":
+        it.goal_type = _goal_type(it, norm, lang, primary, storyboard)
+        if it.goal_type:
+            it.act = "goal"
+
+
+def _goal_type(it: Intent, norm: str, lang: str, primary: _Mention | None, storyboard: bool) -> str | None:
+    """None for a one-shot request; otherwise the kind of multi-step goal."""
+    if storyboard:
+        return "storyboard"
+    media = it.media or "image"
+    plural_rx = compile_entries(L.PLURAL_DELIVERABLE.get(lang, ()) + L.PLURAL_DELIVERABLE["en"])
+    plural = bool(primary and plural_rx and plural_rx.match(norm, primary.start))
+    series = _has(L.GEN, "series", lang, norm) or plural or (it.count or 0) >= 2
+    sequence = bool(it.extra_media) or _has(L.GEN, "sequence", lang, norm)
+    if series or sequence:
+        return _GOAL_BY_MEDIA[media] if primary else "general"
+    if _has(L.GEN, "project", lang, norm):
+        return "general"
+    if media == "video" and (it.seconds or it.needs_source):
+        return "short_clip"
+    if media == "3d" and _has(L.GEN, "design", lang, norm):
+        return "3d_object"
+    return None

@@ -1,0 +1,528 @@
+"""Word tables of the offline language layer: concept -> language -> entries.
+
+Entry syntax (compiled by `nlu.text.pattern`), after normalisation (NFKC, case-folded, ё -> е):
+- Latin/Cyrillic: a whole word (an English plural ``s``/``es`` allowed); a trailing ``*`` makes it a
+  stem matching any ending; spaces match any run of whitespace or hyphens.
+- CJK/kana: a literal substring.
+- ``re:<regex>``: a raw regular expression.
+English entries also apply to the other languages: creators mix English terms in.
+"""
+from __future__ import annotations
+
+LANGS = ("en", "zh", "ja", "ru")
+
+Table = dict[str, dict[str, tuple[str, ...]]]
+
+# --- conversational acts -------------------------------------------------------------------
+# Control verbs: for en/ru they must open the message (after fillers); zh/ja match anywhere.
+CONTROL: Table = {
+    "stop": {
+        "en": ("stop", "cancel", "abort", "halt", "kill", "never mind", "nevermind"),
+        "zh": ("停止", "停下", "停掉", "别做了", "不要做了", "不做了", "取消", "终止", "re:^停[!！。]*$"),
+        "ja": ("中止", "止めて", "やめて", "ストップ", "キャンセル", "停止して"),
+        "ru": ("стоп", "останови*", "отмени*", "прекрати*", "хватит", "прерви*"),
+    },
+    "pause": {
+        "en": ("pause", "hold", "put on hold", "suspend"),
+        "zh": ("暂停", "先停一下", "先放一放", "先放着"),
+        "ja": ("一時停止", "一旦止め", "いったん止め", "保留", "中断"),
+        "ru": ("пауз*", "приостанови*", "поставь на паузу"),
+    },
+    "resume": {
+        "en": ("resume", "unpause", "restart", "pick up", "start again"),
+        "zh": ("恢复", "重新开始", "接着做"),
+        "ja": ("再開",),
+        "ru": ("возобнови*", "сними с паузы", "запусти снова"),
+    },
+    "continue": {
+        "en": ("continue", "go on", "keep going", "carry on", "proceed", "go ahead", "next"),
+        "zh": ("继续", "接着来", "下一步"),
+        "ja": ("続けて", "続き", "進めて", "次へ"),
+        "ru": ("продолж*", "дальше", "далее"),
+    },
+    "forget": {
+        "en": ("forget",),
+        "zh": ("忘掉", "忘记", "别记", "不要记"),
+        "ja": ("忘れて",),
+        "ru": ("забудь*", "забыть"),
+    },
+    "delete": {
+        "en": ("delete", "erase", "trash", "get rid of", "throw away"),
+        "zh": ("删除", "删掉", "删了", "移除"),
+        "ja": ("削除", "消して", "捨てて"),
+        "ru": ("удали*", "сотри*", "выкинь*"),
+    },
+}
+# Filler words that may precede an en/ru control verb ("please stop", "ну, стоп").
+LEAD_FILLERS = {
+    "en": ("please", "pls", "ok", "okay", "hey", "hi", "hello", "lomo", "now", "just", "can you",
+           "could you", "would you", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you"),
+    "ru": ("пожалуйста", "ну", "давай", "ладно", "окей", "ломо", "можешь", "слушай", "так", "а",
+           "теперь", "привет", "спасибо"),
+}
+NEGATION = {
+    "en": ("don't", "dont", "do not", "never", "not"),
+    "zh": ("不要", "别", "不用", "没"),
+    "ja": ("ないで", "なくて", "しない"),
+    "ru": ("не",),
+}
+
+ACTS: Table = {
+    "status": {
+        "en": ("status", "progress", "re:how(?:'s| is| are)\\b.{0,40}\\bgoing", "where are we",
+               "re:\\b(?:is|are) (?:it|they|you) (?:done|ready|finished)", "what are you working on",
+               "what's left", "what is left"),
+        "zh": ("进度", "状态", "怎么样了", "好了吗", "做到哪", "完成了吗", "做完了吗"),
+        "ja": ("進捗", "状況", "どうなって", "ステータス", "終わった", "できた？", "できましたか"),
+        "ru": ("статус*", "прогресс*", "как продвига*", "как дела с", "готово?", "как идет*",
+               "что с задач*"),
+    },
+    "help": {
+        "en": ("help", "what can you do", "how do you work", "how does this work", "what are you",
+               "who are you", "what do you do", "capabilities", "/help"),
+        "zh": ("帮助", "你能做什么", "你会什么", "你可以做什么", "能做什么", "怎么用", "你是谁", "功能"),
+        "ja": ("ヘルプ", "何ができる", "なにができる", "何が出来る", "使い方", "あなたは誰", "機能"),
+        "ru": ("помощь", "помоги", "что ты умеешь", "что умеешь", "что ты можешь", "как тобой пользоваться",
+               "кто ты", "справка"),
+    },
+    "greeting": {
+        "en": ("hi", "hello", "hey", "yo", "good morning", "good afternoon", "good evening", "howdy",
+               "greetings", "hiya", "how are you", "how's it going", "what's up"),
+        "zh": ("你好", "您好", "嗨", "哈喽", "早上好", "晚上好", "下午好", "早安", "在吗", "你好吗"),
+        "ja": ("こんにちは", "こんばんは", "おはよう", "やあ", "もしもし", "はじめまして", "お元気ですか", "元気？"),
+        "ru": ("привет*", "здравствуй*", "добрый день", "доброе утро", "добрый вечер", "хай", "салют",
+               "как дела", "как ты"),
+    },
+    "thanks": {
+        "en": ("thanks", "thank you", "thx", "ty", "cheers", "much appreciated", "appreciate it"),
+        "zh": ("谢谢", "多谢", "感谢", "谢了", "辛苦了"),
+        "ja": ("ありがとう", "どうも", "感謝", "助かります", "助かった"),
+        "ru": ("спасибо", "благодар*", "спс"),
+    },
+}
+
+# Question topics answered offline (answer_simple).
+TOPICS: Table = {
+    "time": {
+        "en": ("what time", "the time", "time is it", "current time", "time now"),
+        "zh": ("几点", "什么时间", "现在时间", "现在几"),
+        "ja": ("何時", "なんじ", "今の時間", "現在時刻", "時刻"),
+        "ru": ("который час", "сколько времени", "текущее время", "время сейчас"),
+    },
+    "date": {
+        "en": ("what day", "the date", "today's date", "date today", "what's today", "which day",
+               "date is it"),
+        "zh": ("几号", "日期", "星期几", "今天是", "礼拜几", "周几"),
+        "ja": ("何日", "日付", "何曜日", "今日は何"),
+        "ru": ("какое сегодня число", "какое число", "какой сегодня день", "какой день", "дата",
+               "какое сегодня"),
+    },
+    "spend": {
+        "en": ("spent", "spend", "spending", "cost me", "budget", "how much money", "costs today"),
+        "zh": ("花了", "花费", "费用", "预算", "多少钱", "开销", "消费"),
+        "ja": ("使った", "費用", "予算", "いくら", "支出"),
+        "ru": ("потрат*", "расход*", "бюджет*", "траты", "сколько стоил*", "израсход*"),
+    },
+    "tasks": {
+        "en": ("how many tasks", "what tasks", "which tasks", "my tasks", "list tasks", "list my tasks",
+               "tasks do i have", "task list"),
+        "zh": ("几个任务", "多少任务", "多少个任务", "任务列表", "哪些任务", "有什么任务"),
+        "ja": ("タスクはいくつ", "タスク一覧", "何個のタスク", "いくつのタスク", "どんなタスク", "タスクの数"),
+        "ru": ("сколько задач", "какие задачи", "список задач", "мои задачи"),
+    },
+}
+# Words that may surround an arithmetic expression ("what is 12*7?", "посчитай 3+4").
+MATH_WORDS = {
+    "en": ("what is", "what's", "whats", "calculate", "compute", "how much is", "equals", "solve",
+           "please", "is", "tell me"),
+    "zh": ("等于多少", "等于几", "等于", "是多少", "多少", "计算", "算一下", "算算", "请问", "几"),
+    "ja": ("は何", "はいくつ", "はいくら", "計算して", "計算", "を計算", "ですか", "いくつ", "は"),
+    "ru": ("сколько будет", "сколько", "посчитай", "вычисли", "чему равно", "равно", "будет"),
+}
+MATH_OPERATORS = {  # spoken operators, replaced by symbols before parsing
+    "en": (("multiplied by", "*"), ("divided by", "/"), ("to the power of", "**"), ("plus", "+"),
+           ("minus", "-"), ("times", "*"), ("mod", "%")),
+    "zh": (("乘以", "*"), ("除以", "/"), ("加上", "+"), ("减去", "-"), ("加", "+"), ("减", "-"), ("乘", "*")),
+    "ja": (("足す", "+"), ("たす", "+"), ("引く", "-"), ("ひく", "-"), ("掛ける", "*"), ("かける", "*"),
+           ("割る", "/"), ("わる", "/")),
+    "ru": (("умножить на", "*"), ("разделить на", "/"), ("делить на", "/"), ("плюс", "+"),
+           ("минус", "-"), ("в степени", "**")),
+}
+
+QUESTION: Table = {
+    # wh-questions about something, not requests to make it
+    "lead": {
+        "en": ("re:^(?:what|how|why|when|where|who|whom|whose|which|is|are|does|did|was|were|"
+               "do (?:you|i|we))\\b",),
+        "zh": ("什么是", "是什么", "为什么", "怎么", "如何", "谁", "哪", "re:吗[?？]?$", "re:呢[?？]?$"),
+        "ja": ("とは", "って何", "ってなに", "なぜ", "どうして", "どうやって", "re:ですか[?？]?$", "何です",
+               "誰", "どこ", "いつ"),
+        "ru": ("re:^(?:что|как|почему|зачем|когда|где|кто|какой|какая|какое|какие|сколько|разве)"
+               "(?![а-я])", "re:(?<![а-я])ли(?![а-я])"),
+    },
+    # polite request forms that look like questions ("can you draw…?", "能帮我画…吗")
+    "request": {
+        "en": ("re:^(?:please |pls |ok |okay |hey |lomo,? )*(?:can|could|would|will) (?:you|u)\\b",),
+        "zh": ("能不能", "能否", "可以帮", "你能", "你可以", "能帮", "帮我", "请帮", "麻烦"),
+        "ja": ("てくれ", "てください", "てもらえ", "ていただけ", "てほしい", "て欲しい"),
+        "ru": ("можешь", "можете", "не могли бы", "пожалуйста"),
+    },
+}
+
+# --- generation ----------------------------------------------------------------------------
+GEN: Table = {
+    "create": {
+        "en": ("make", "create", "generate", "draw", "paint", "render", "design", "produce", "build",
+               "compose", "write", "sketch", "animate", "craft", "illustrate", "film", "shoot",
+               "give me", "i want", "i need", "i'd like", "show me", "come up with"),
+        "zh": ("画", "生成", "做", "制作", "创作", "设计", "来一", "写", "渲染", "弄", "搞", "拍", "我想要",
+               "我要", "我需要", "配"),
+        "ja": ("描いて", "描く", "作って", "作る", "作成", "生成", "書いて", "書く", "デザイン", "ほしい",
+               "欲しい", "ください", "お願い", "制作"),
+        "ru": ("сделай*", "нарисуй*", "создай*", "сгенерир*", "напиши*", "придумай*", "сочини*",
+               "спроектир*", "разработ*", "изобрази*", "сними*", "анимир*", "оживи*", "хочу",
+               "нужен", "нужна", "нужно", "дай*", "покажи*", "набросай*"),
+    },
+    # Revision markers. Strong ones revise whatever else the message says ("make it a video");
+    # weak ones only when no new deliverable is named ("bluer", "more contrast").
+    "revise_strong": {
+        "en": ("again", "instead", "redo", "tweak", "adjust", "change", "switch", "swap", "replace",
+               "re:\\bmake (?:it|them|that one|this one)\\b", "turn it", "turn that", "another one",
+               "another version", "one more time", "try again", "fix"),
+        "zh": ("换成", "改成", "改为", "改一下", "变成", "再来", "重新", "重做", "得更", "得再", "去掉",
+               "换个", "改"),
+        "ja": ("もっと", "変えて", "変更", "もう一度", "やり直", "修正", "直して", "替えて", "にして",
+               "もう少し", "もう一"),
+        "ru": ("еще раз", "заново", "переделай*", "поменяй*", "измени*", "замени*", "сделай его",
+               "сделай ее", "сделай их", "сделай это", "исправь*"),
+    },
+    "revise": {
+        "en": ("more", "less", "but", "too", "add", "remove", "version", "variation", "variant", "another",
+               "re:\\b(?:blu|warm|dark|bright|redd|soft|cool|bigg|small|light|bold|simpl|clean|sharp|"
+               "calm|crisp|happi|sadd|cut|tall|short|wid|long|quiet|loud|fast|slow|green|pink|"
+               "moodi|punchi|brav|dreami|nois|grain)i?er\\b"),
+        "zh": ("更", "一点", "一些", "调", "加上", "加个", "太", "不要", "换"),
+        "ja": ("少し", "消して", "足して", "加えて", "すぎ", "より"),
+        "ru": ("еще", "убери*", "добавь*", "побольше", "поменьше", "более", "менее", "слишком",
+               "теплее", "холоднее", "синее", "темнее", "светлее", "ярче", "краснее", "зеленее",
+               "мягче", "проще", "больше", "меньше", "контрастнее", "насыщеннее", "веселее",
+               "мрачнее", "четче", "другой вариант", "вариант"),
+    },
+    # Pronouns pointing back at earlier work (cut from subjects) …
+    "deictic": {
+        "en": ("it", "its", "re:\\bthat\\b(?!\\s+(?:i|you|we|he|she|they|it|the|node|is|was|a|an|my)\\b)",
+               "this", "these", "those", "them", "that one", "this one", "the last one", "the previous one",
+               "the same", "same one", "the result"),
+        "zh": ("它", "那个", "这个", "那些", "这些", "上一个", "上一张"),
+        "ja": ("それ", "これ", "あれ"),
+        "ru": ("его", "ее", "их", "это", "этот", "эту", "эта", "этого", "тот", "ту", "то же", "такой же"),
+    },
+    # … and determiners doing the same ("那张海报", "その絵", "прошлый постер"), kept in subjects.
+    "deictic_det": {
+        "en": (),
+        "zh": ("那张", "这张", "刚才", "刚刚", "之前那", "同样", "那只", "这只", "那幅", "这幅", "那段", "这段"),
+        "ja": ("その", "この", "あの", "さっき", "先ほど", "前の", "同じ"),
+        "ru": ("предыдущ*", "последн*", "прошл*"),
+    },
+    # Marks a media word as an input rather than the deliverable ("from this photo", "把这张照片").
+    "source": {
+        "en": ("re:\\b(?:this|that|my|our|from|yesterday's|yesterdays|today's|last week's|the last|"
+               "previous|existing|uploaded|of the|of my|of this|of our|with this|using|based on|"
+               "for the|for my|for our)\\b(?:\\s+[\\w'-]+){0,2}\\s*$",),
+        "zh": ("re:(?:这张|那张|这个|那个|这段|那段|昨天|上次|之前|刚才|我的|用|把|根据|基于|从)[^，。,]{0,6}$",),
+        "ja": ("re:(?:この|その|あの|昨日|前の|さっきの|私の|うちの)[^、。]{0,6}$",
+               "re:^[^、。]{0,3}(?:から|を元に|をもとに|を使って)"),
+        "ru": ("re:(?<![а-я])(?:этой|этот|эту|этого|из|с|со|по|мой|мою|моей|моего|наш\\w*|вчерашн\\w*|"
+               "прошл\\w*|для)(?:\\s+[а-я-]+){0,2}\\s*$",),
+    },
+    "past_ref": {  # the creator points at something that already exists ("yesterday's cat")
+        "en": ("yesterday's", "yesterdays", "yesterday", "last week's", "earlier", "my photo*",
+               "my picture*", "my cat", "my dog", "our photo*", "from this", "from my", "this photo*",
+               "this image*", "this picture*", "the photo", "the one i", "uploaded"),
+        "zh": ("昨天", "上次", "之前", "刚才", "我的照片", "这张照片", "那张照片", "这张图", "那张图", "我家"),
+        "ja": ("昨日", "前回", "さっきの", "この写真", "その写真", "私の写真", "うちの"),
+        "ru": ("вчерашн*", "вчера", "прошл*", "эту фот*", "этой фот*", "моего", "моей", "мою фот*",
+               "эту картинк*", "этой картинк*"),
+    },
+    "series": {
+        "en": ("series", "set of", "collection", "a couple of", "a few", "several", "multiple",
+               "bunch of", "batch of", "campaign"),
+        "zh": ("系列", "一套", "一组", "几张", "多张", "一些", "几幅", "组图"),
+        "ja": ("シリーズ", "セット", "連作", "何枚か", "数枚", "いくつか", "複数"),
+        "ru": ("сери*", "набор*", "комплект*", "несколько", "пару"),
+    },
+    "sequence": {
+        "en": ("and then", "then", "after that", "afterwards", "followed by", "matching", "as well as",
+               "plus a", "and also", "step by step", "to match"),
+        "zh": ("然后", "接着", "之后", "再做", "配套", "搭配", "以及", "并且", "同时", "一步步"),
+        "ja": ("それから", "その後", "そして", "次に", "合わせた", "合わせて", "に合う", "とそれに", "も作って"),
+        "ru": ("потом", "затем", "а затем", "после этого", "подходящ*", "в пару", "в тон", "также",
+               "а также"),
+    },
+    "project": {
+        "en": ("project", "campaign", "launch", "brand", "branding", "plan", "roadmap", "pitch",
+               "moodboard", "mood board", "identity"),
+        "zh": ("项目", "活动策划", "策划", "品牌", "方案", "宣传", "企划", "计划"),
+        "ja": ("プロジェクト", "キャンペーン", "企画", "ブランド", "計画", "プラン"),
+        "ru": ("проект*", "кампани*", "бренд*", "план", "запуск*", "айдентик*"),
+    },
+    "design": {  # design-style verbs make a 3D request a multi-step goal
+        "en": ("design", "concept", "prototype"),
+        "zh": ("设计", "概念"),
+        "ja": ("デザイン", "コンセプト", "設計"),
+        "ru": ("спроектир*", "разработ*", "дизайн*", "концепт*"),
+    },
+    "storyboard": {
+        "en": ("storyboard*", "shot list", "story board"),
+        "zh": ("分镜", "故事板"),
+        "ja": ("絵コンテ", "ストーリーボード", "コンテ"),
+        "ru": ("раскадровк*", "сториборд*"),
+    },
+    "flow": {  # (a *.flow.json file name counts too: see intent.py)
+        "en": ("flow", "workflow", "node", "pipeline", "graph"),
+        "zh": ("流程", "节点", "工作流"),
+        "ja": ("フロー", "ノード", "ワークフロー"),
+        "ru": ("узел", "узл*", "воркфлоу", "флоу", "поток*", "пайплайн*", "граф*"),
+    },
+    "edit": {
+        "en": ("edit", "change", "modify", "update", "tweak", "adjust", "set", "make", "use", "uses",
+               "replace", "switch"),
+        "zh": ("改", "编辑", "修改", "调整", "换", "设置", "更新", "用"),
+        "ja": ("編集", "変更", "修正", "変えて", "調整", "使う", "して"),
+        "ru": ("измени*", "отредактир*", "поменяй*", "исправь*", "обнови*", "настрой*", "замени*",
+               "сделай*"),
+    },
+}
+
+MEDIA: Table = {
+    "image": {
+        "en": ("image", "picture", "pic", "pics", "photo", "illustration", "drawing", "painting",
+               "poster", "portrait", "logo", "icon", "wallpaper", "artwork", "sketch", "banner",
+               "cover", "thumbnail", "sticker", "keyframe", "draw", "paint", "render", "flyer",
+               "postcard", "avatar", "card"),
+        "zh": ("图片", "图像", "照片", "画", "插画", "海报", "头像", "壁纸", "封面", "图标", "图", "横幅",
+               "贴纸", "传单", "明信片"),
+        "ja": ("絵", "画像", "写真", "イラスト", "ポスター", "アイコン", "壁紙", "描い", "描く", "ロゴ",
+               "バナー", "表紙", "チラシ", "ステッカー"),
+        "ru": ("картин*", "изображен*", "рисун*", "фото*", "постер*", "плакат*", "иллюстрац*",
+               "логотип*", "нарису*", "обложк*", "иконк*", "аватар*", "афиш*", "баннер*", "открытк*",
+               "арт", "фотк*"),
+    },
+    "video": {
+        "en": ("video", "clip", "animation", "animate", "movie", "film", "gif", "footage", "trailer",
+               "commercial", "ad", "advert", "teaser", "reel"),
+        "zh": ("视频", "短片", "动画", "片段", "影片", "短视频", "动图", "广告片", "预告片"),
+        "ja": ("動画", "ビデオ", "クリップ", "アニメーション", "映像", "ムービー", "cm", "アニメ化"),
+        "ru": ("видео*", "ролик*", "клип*", "анимац*", "анимир*", "фильм*", "гифк*", "реклам*",
+               "оживи*", "трейлер*"),
+    },
+    "3d": {
+        "en": ("re:(?<![a-z0-9])3-?d(?![a-z0-9])", "mesh", "sculpt*", "gltf", "glb", "obj model",
+               "3d model", "figurine"),
+        "zh": ("三维", "立体", "模型", "手办"),
+        "ja": ("立体", "モデル", "3次元", "フィギュア"),
+        "ru": ("re:(?<![a-zа-я0-9])3-?[dд](?![a-zа-я0-9])", "трехмерн*", "объемн*", "модел*",
+               "фигурк*", "скульптур*"),
+    },
+    "audio": {
+        "en": ("audio", "sound", "music", "song", "jingle", "soundtrack", "voiceover", "voice over",
+               "melody", "tune", "beat", "podcast", "sfx", "narration", "track", "theme song"),
+        "zh": ("音频", "音乐", "歌", "配乐", "音效", "声音", "旋律", "配音", "曲子", "背景音乐"),
+        "ja": ("音楽", "音声", "曲", "サウンド", "効果音", "bgm", "歌", "ジングル", "メロディ", "ナレーション"),
+        "ru": ("аудио*", "музык*", "песн*", "звук*", "мелоди*", "саундтрек*", "джингл*", "озвучк*",
+               "трек*", "подкаст*"),
+    },
+    "document": {
+        "en": ("document", "doc", "docs", "script", "story", "essay", "article", "brief", "outline",
+               "notes", "markdown", "poem", "write-up", "blurb", "copy", "caption", "tagline", "text",
+               "letter", "treatment"),
+        "zh": ("文档", "文案", "剧本", "脚本", "故事", "文章", "大纲", "文字", "诗", "标语", "说明"),
+        "ja": ("文書", "ドキュメント", "台本", "脚本", "物語", "ストーリー", "文章", "記事", "詩", "原稿",
+               "キャッチコピー", "コピー"),
+        "ru": ("документ*", "текст*", "сценари*", "истори*", "стать*", "стих*", "рассказ*", "слоган*",
+               "конспект*", "письм*"),
+    },
+}
+POSTER = {  # image words that name the deliverable itself (kept in the subject, set the noun)
+    "en": ("poster", "flyer", "banner"),
+    "zh": ("海报", "宣传画", "传单"),
+    "ja": ("ポスター", "チラシ", "フライヤー"),
+    "ru": ("постер*", "плакат*", "афиш*"),
+}
+# Nouns a count may attach to ("4 posters", "три варианта").
+DELIVERABLES = {
+    "en": ("poster", "image", "picture", "pic", "photo", "illustration", "drawing", "painting",
+           "variation", "version", "option", "shot", "frame", "scene", "panel", "clip", "video",
+           "song", "track", "logo", "icon", "design", "model", "render", "concept", "draft",
+           "wallpaper", "sketch", "banner", "cover", "card", "slide", "keyframe", "sticker",
+           "character", "thumbnail", "jingle", "loop", "animation", "page", "flyer", "avatar",
+           "variant", "take", "idea", "mockup"),
+    "ru": ("постер*", "плакат*", "картин*", "изображен*", "иллюстрац*", "фото*", "вариант*", "верси*",
+           "кадр*", "сцен*", "шот*", "ролик*", "видео*", "клип*", "песн*", "трек*", "мелоди*",
+           "логотип*", "иконк*", "обложк*", "модел*", "эскиз*", "афиш*", "рисун*", "баннер*", "арт*",
+           "слайд*", "персонаж*", "идеи", "идей"),
+}
+CJK_COUNTERS = {  # counters that count deliverables (not 只/匹: "三只猫" is one picture of three cats)
+    "zh": ("张", "幅", "份", "段", "首", "部", "款", "版", "条", "帧", "篇", "集", "镜", "支", "个"),
+    "ja": ("枚", "本", "つ", "個", "曲", "点", "案", "カット", "ショット", "コマ", "シーン", "種類", "パターン"),
+}
+PLURAL_DELIVERABLE = {  # a plural deliverable noun asks for a series
+    "en": ("re:\\b(?:posters|images|pictures|pics|photos|illustrations|drawings|paintings|icons|"
+           "wallpapers|banners|flyers|stickers|covers|logos|avatars|cards|sketches|thumbnails)\\b",),
+    "ru": ("постеры", "постеров", "плакаты", "плакатов", "картинок", "изображения", "изображений",
+           "иллюстрации", "иллюстраций", "афиши", "обложки", "обложек", "логотипы", "логотипов",
+           "рисунки", "рисунков"),
+    "zh": (),
+    "ja": (),
+}
+
+# --- style: tag -> words --------------------------------------------------------------------
+STYLES: Table = {
+    "retro": {"en": ("retro",), "zh": ("复古",), "ja": ("レトロ",), "ru": ("ретро",)},
+    "vintage": {"en": ("vintage", "old-school", "old school"), "zh": ("怀旧", "老式", "年代感"),
+                "ja": ("ヴィンテージ", "ビンテージ", "懐かし"), "ru": ("винтаж*", "старин*")},
+    "warm": {"en": ("warm*",), "zh": ("暖", "温暖"), "ja": ("暖か", "温か", "暖色", "ウォーム"),
+             "ru": ("тепл*",)},
+    "cool": {"en": ("cool", "cooler", "cold", "colder", "icy"), "zh": ("冷色", "冷调", "清冷", "冷一点"),
+             "ja": ("寒色", "クール", "冷たい"), "ru": ("холодн*", "прохладн*")},
+    "blue": {"en": ("blue*", "navy", "azure", "cyan"), "zh": ("蓝",), "ja": ("青", "ブルー"),
+             "ru": ("син*", "голуб*")},
+    "red": {"en": ("red", "redder", "crimson", "scarlet"), "zh": ("红",), "ja": ("赤", "レッド"),
+            "ru": ("красн*", "алый", "алая")},
+    "green": {"en": ("green*", "emerald"), "zh": ("绿",), "ja": ("緑", "グリーン"), "ru": ("зелен*",)},
+    "yellow": {"en": ("yellow*",), "zh": ("黄色", "金黄"), "ja": ("黄色", "イエロー"), "ru": ("желт*",)},
+    "purple": {"en": ("purple*", "violet"), "zh": ("紫",), "ja": ("紫", "パープル"),
+               "ru": ("фиолет*", "пурпур*", "сиренев*")},
+    "pink": {"en": ("pink*",), "zh": ("粉色", "粉红"), "ja": ("ピンク",), "ru": ("розов*",)},
+    "orange": {"en": ("orange",), "zh": ("橙", "橘"), "ja": ("オレンジ", "橙"), "ru": ("оранжев*",)},
+    "gold": {"en": ("gold*",), "zh": ("金色", "金光"), "ja": ("金色", "ゴールド"), "ru": ("золот*",)},
+    "monochrome": {"en": ("black and white", "b&w", "monochrome", "grayscale", "greyscale"),
+                   "zh": ("黑白", "单色"), "ja": ("白黒", "モノクロ"), "ru": ("черно-бел*", "монохром*")},
+    "night": {"en": ("night*", "nocturnal", "moonlit"), "zh": ("夜", "晚上"), "ja": ("夜", "ナイト"),
+              "ru": ("ночн*", "ночь*", "ночью")},
+    "daylight": {"en": ("daylight", "daytime", "sunny"), "zh": ("白天", "阳光"), "ja": ("昼", "晴れ"),
+                 "ru": ("дневн*", "солнечн*")},
+    "sunset": {"en": ("sunset", "golden hour", "dusk"), "zh": ("日落", "黄昏", "夕阳"),
+               "ja": ("夕日", "夕焼け", "夕暮れ"), "ru": ("закат*",)},
+    "minimal": {"en": ("minimal*", "clean", "flat"), "zh": ("极简", "简约", "简洁", "扁平"),
+                "ja": ("ミニマル", "シンプル", "フラット"), "ru": ("минимал*", "лаконичн*")},
+    "neon": {"en": ("neon",), "zh": ("霓虹",), "ja": ("ネオン",), "ru": ("неон*",)},
+    "pastel": {"en": ("pastel*",), "zh": ("粉彩", "马卡龙"), "ja": ("パステル",), "ru": ("пастел*",)},
+    "cyberpunk": {"en": ("cyberpunk",), "zh": ("赛博朋克",), "ja": ("サイバーパンク",),
+                  "ru": ("киберпанк*",)},
+    "watercolor": {"en": ("watercolo*",), "zh": ("水彩",), "ja": ("水彩",), "ru": ("акварел*",)},
+    "oil": {"en": ("oil paint*", "oil"), "zh": ("油画",), "ja": ("油絵",), "ru": ("маслом", "масл*")},
+    "anime": {"en": ("anime", "manga"), "zh": ("动漫", "二次元", "日漫"), "ja": ("アニメ調", "アニメ風", "漫画風"),
+              "ru": ("аниме", "манга")},
+    "realistic": {"en": ("realistic", "photoreal*", "lifelike"), "zh": ("写实", "逼真"),
+                  "ja": ("リアル", "写実"), "ru": ("реалистичн*", "фотореал*")},
+    "cinematic": {"en": ("cinematic", "filmic"), "zh": ("电影感", "电影风"), "ja": ("シネマティック", "映画風"),
+                  "ru": ("кинематограф*",)},
+    "dark": {"en": ("dark*", "moody", "gloomy"), "zh": ("暗", "深色", "阴郁"), "ja": ("暗い", "暗く", "ダーク"),
+             "ru": ("темн*", "мрачн*")},
+    "bright": {"en": ("bright*", "vivid", "vibrant"), "zh": ("明亮", "鲜艳", "亮"),
+               "ja": ("明るい", "明るく", "鮮やか"), "ru": ("ярк*", "ярче", "светл*")},
+    "soft": {"en": ("soft*", "gentle"), "zh": ("柔和", "柔"), "ja": ("柔らか", "ソフト"), "ru": ("мягк*", "мягче")},
+    "dreamy": {"en": ("dream*", "ethereal"), "zh": ("梦幻",), "ja": ("幻想的", "夢"),
+               "ru": ("сказочн*", "мечтательн*", "волшебн*")},
+    "futuristic": {"en": ("futuris*", "sci-fi", "scifi"), "zh": ("未来", "科幻"), "ja": ("未来", "sf"),
+                   "ru": ("футурист*", "фантастич*")},
+    "cartoon": {"en": ("cartoon*",), "zh": ("卡通",), "ja": ("カートゥーン", "マンガ風"), "ru": ("мульт*",)},
+    "pixel": {"en": ("pixel*", "8-bit"), "zh": ("像素",), "ja": ("ドット絵", "ピクセル"), "ru": ("пиксел*",)},
+    "cute": {"en": ("cute", "kawaii"), "zh": ("可爱", "萌"), "ja": ("かわいい", "可愛い", "カワイイ"),
+             "ru": ("мил*",)},
+    "jazz": {"en": ("jazz*",), "zh": ("爵士",), "ja": ("ジャズ",), "ru": ("джаз*",)},
+    "noir": {"en": ("noir",), "zh": ("黑色电影",), "ja": ("ノワール",), "ru": ("нуар",)},
+    "surreal": {"en": ("surreal*",), "zh": ("超现实",), "ja": ("シュール", "超現実"), "ru": ("сюрреал*",)},
+    "elegant": {"en": ("elegant", "luxur*"), "zh": ("优雅", "高级感", "奢华"), "ja": ("エレガント", "上品", "高級"),
+                "ru": ("элегантн*", "роскошн*")},
+}
+
+# --- stopwords (keywords / similarity) ------------------------------------------------------
+STOPWORDS = {
+    "en": frozenset(
+        "a an the and or but of for to in on at by with from into onto about as is are was were be "
+        "been being it its this that these those them they we you i me my our your he she his her "
+        "do does did done so then than too very can could would will shall should may might must "
+        "please pls make create generate draw paint render produce build give show want need like "
+        "let let's lets some any one just also again more less new up down out over now here there "
+        "what which who how why when where all each every no not yes ok okay hey hi hello thanks".split()),
+    "ru": frozenset(
+        "и или но а в во на с со к ко по о об от до из у за для при над под про без это этот эта эти "
+        "то тот та те его ее их мне меня мой моя мою мои ты вы мы я он она они же ли бы не да нет "
+        "пожалуйста сделай сделайте нарисуй нарисуйте создай создайте сгенерируй напиши хочу нужно "
+        "нужен нужна еще ещё очень так как что где когда который которая которое".split()),
+}
+CJK_STOPCHARS = frozenset("的了吗呢吧啊呀我你他她它们这那个一只张把给帮请要想让和与及在是就也都还很着过么"
+                          "をにがはでともへやのかねよなだです")
+
+# --- subject extraction: what to cut away around the creator's noun phrase ------------------
+# Regexes over normalised text; "{NUM}" stands for the language's number pattern. Each cut splits
+# the text; en/ru join the pieces, zh/ja keep the longest piece. A control message ("pause the
+# poster task") only loses the fillers.
+SUBJECT_FILLERS = {  # politeness and request frames around any subject
+    "en": (
+        r"\b(?:hey|hi|hello|ok(?:ay)?|so|now|lomo|please|pls|kindly|just|thanks|thank you)\b",
+        r"\b(?:can|could|would|will) you\b", r"\bi(?:'d| would) like(?: you)?(?: to)?\b",
+        r"\bi (?:want|need)(?: you)?(?: to)?\b", r"\blet'?s\b", r"\bhelp me\b", r"\bgo ahead and\b",
+        r"\b(?:new )?task\s*:", r"\b(?:use|using)\b", r"\bto (?:make|create|generate|draw|render|build)\b",
+    ),
+    "ru": (
+        r"(?<![а-я])(?:пожалуйста|можешь|можете|мне|нам|хочу|хотелось бы|нужно|нужен|нужна|давай|ну|"
+        r"плиз|спасибо|ломо)(?![а-я])",
+    ),
+    "zh": (r"请|麻烦|帮我|帮忙|给我|替我|我想要|我想|我要|我需要|能不能|能否|可以|你能|你可以|一下|好吗|谢谢|吧|吗|呢|啊",),
+    "ja": (
+        r"をください|ください|下さい|お願いします|お願い|してほしい|して欲しい|してくれますか|してくれる|"
+        r"欲しい|ほしい|ちょっと|ありがとう|にして|して|します|する",
+    ),
+}
+SUBJECT_CUTS = {  # counts, verbs and generic media words around a requested subject (durations are
+    # blanked before, where they are recognised)
+    "en": (
+        r"^\W*(?:make|create|generate|draw|paint|render|design|produce|build|compose|write|sketch|"
+        r"animate|give|show|craft|illustrate|film|shoot|model|edit|change|modify|update|turn|convert|plan|"
+        r"prepare|organi[sz]e|put together)"
+        r"(?: me| us)?\b",
+        r"\b(?:an?|the|some|my)?\s*(?:series|set|collection|couple|pair|bunch|batch)\s+of\s+(?:{NUM})?",
+        r"\s(?:series|set)\b",
+        r"(?:^|\s)(?:an?|some)\s+(?={NUM}\b)",
+        r"\b(?:an?\s+)?(?:picture|image|photo|pic|drawing|illustration|painting|artwork|render|video|"
+        r"clip|animation|movie|gif|3-?d model|3-?d|model|mesh|sound|audio|recording|storyboard|"
+        r"story board|shot list|document|flow|workflow|pipeline)s?\b(?:\s+(?:of|about|showing|featuring|with|for)\b)?"
+        r"(?:\s+(?:an?|the)\b)?",
+        r"^\s*(?:{NUM})\b", r"\b(?:for me|for us)\b",
+        r"\b(?:{NUM})[\s-]*(?:shots?|parts?|panels?|frames?|scenes?|pages?|pieces?|steps?)\b",
+    ),
+    "ru": (
+        r"^\W*(?:нарисуй|сделай|создай|сгенерируй|напиши|придумай|сочини|спроектируй|разработай|"
+        r"изобрази|сними|смонтируй|анимируй|оживи|покажи|набросай|измени|отредактируй)(?:те)?(?![а-я])",
+        r"(?<![а-я])(?:серию|серия|набор|комплект)(?:\s+из)?(?:\s+(?:{NUM}))?(?![а-я])",
+        r"(?<![а-я])(?:картинк[а-я]*|картин[а-я]*|изображени[а-я]*|рисун[а-я]*|фотографи[а-я]*|фотк[а-я]*|"
+        r"фото|видео[а-я]*|ролик[а-я]*|клип[а-я]*|анимаци[а-я]*|3-?[dд](?:[\s-]модел[а-я]*)?|"
+        r"модел[а-я]*|звук[а-я]*|аудио|раскадровк[а-я]*|флоу|воркфлоу|поток[а-я]*|пайплайн[а-я]*)(?![а-я])",
+        r"^\s*(?:{NUM})(?![а-я0-9])",
+    ),
+    "zh": (
+        r"(?:{NUM})\s*(?:张|幅|个|只|份|段|首|部|款|版|条|帧|组|套|支|集|镜|篇)",
+        r"一些|几张|一系列|系列|一套|一组",
+        r"的?(?:工作流|流程|图片|图像|照片|图画|插画|画作|画面|视频|短片|动画|片段|影片|3d模型|三维模型|模型|3d|音频|"
+        r"音效|声音|分镜|故事板)",
+        r"做成|变成|转成|改成|(?<![油插动图漫壁版国绘])画(?![面风家廊布像])|生成|制作|创作|设计|(?<![未原起出过后将本])来|写|渲染|做|弄|搞|拍",
+    ),
+    "ja": (
+        r"(?:{NUM})\s*(?:枚|本|つ|個|曲|点|案|カット|ショット|コマ|シーン|種類|パターン)",
+        r"シリーズ|セット|何枚か|数枚",
+        r"絵コンテ|ワークフロー|フロー|画像|写真|絵|イラスト|動画|ビデオ|映像|アニメーション|クリップ|3dモデル|3d|モデル|音声|サウンド|"
+        r"絵コンテ|ストーリーボード",
+        r"描いて|描く|書いて|書く|作って|作る|作成して|作成|生成して|生成|制作して|デザインして|にして|して|する",
+    ),
+}
+EDGE_WORDS = {  # function words trimmed from both ends of an en/ru subject
+    "en": frozenset("a an the of for with about and to into me us some that so it my our your".split()),
+    "ru": frozenset("с со про о об для из на и в мне что".split()),
+}
+EDGE_CHARS = {  # particles and punctuation trimmed from both ends of a zh/ja subject
+    "zh": "的了把给用在和跟地得为，。、,.!！?？ \u3000",
+    "ja": "のをがはにでもへなや、。,.!！?？ \u3000",
+}

@@ -1,0 +1,87 @@
+"""Keywords for SQLite FTS5 and a cheap multilingual similarity for near-duplicate goals (DESIGN A6, A7)."""
+from __future__ import annotations
+
+import re
+
+from .intent import find_styles
+from .lexicon import CJK_STOPCHARS, MEDIA, STOPWORDS
+from .text import LazyRe, detect_language, find, normalise
+
+_TOKEN = LazyRe(r"[a-z0-9']+|[а-я0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
+_CJK_SPLIT = LazyRe("[\u3040-\u309f" + "".join(sorted(CJK_STOPCHARS)) + "]+")
+_RU_ENDINGS = tuple(sorted(
+    "ами ями ого его ому ему ыми ими ой ей ий ый ая яя ое ее ые ие ую юю ов ев ах ях ам ям ом ем "
+    "а я ы и е у ю о ь".split(), key=len, reverse=True))
+_STYLE_WEIGHT = 2.0
+_MEDIA_WEIGHT = 1.0
+
+
+def _stem_en(word: str) -> str:
+    word = word.strip("'").removesuffix("'s")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _stem_ru(word: str) -> str:
+    for ending in _RU_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[:-len(ending)]
+    return word
+
+
+def _cjk_grams(run: str) -> list[str]:
+    grams: list[str] = []
+    for piece in _CJK_SPLIT.split(run):
+        grams += [piece] if len(piece) == 1 else [piece[i:i + 2] for i in range(len(piece) - 1)]
+    return grams
+
+
+def keywords(text: str) -> list[str]:
+    """Search tokens: CJK as bigrams (single characters stay), Latin/Cyrillic as lower-case stems;
+    stopwords and bare numbers out; order kept, no duplicates."""
+    out: dict[str, None] = {}
+    for m in _TOKEN.finditer(normalise(text)):
+        token = m.group()
+        if token[0] >= "\u3040":
+            grams = _cjk_grams(token)
+        elif token.isdigit() or token in STOPWORDS["en"] or token in STOPWORDS["ru"]:
+            grams = []
+        elif re.match("[а-я]", token):
+            grams = [_stem_ru(token)]
+        else:
+            grams = [_stem_en(token)]
+        for gram in grams:
+            if gram and gram not in STOPWORDS["en"]:
+                out.setdefault(gram)
+    return list(out)
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression: the keywords, quoted, joined by OR ("" when there are none)."""
+    return " OR ".join('"' + k.replace('"', '""') + '"' for k in keywords(text))
+
+
+def _features(text: str) -> dict[str, float]:
+    norm, lang = normalise(text), detect_language(text)
+    feats = dict.fromkeys(keywords(text), 1.0)
+    feats.update(dict.fromkeys((f"#style:{t}" for t in find_styles(norm, lang)), _STYLE_WEIGHT))
+    feats.update(dict.fromkeys((f"#media:{m}" for m in MEDIA if find(MEDIA, m, lang, norm)), _MEDIA_WEIGHT))
+    return feats
+
+
+def similarity(a: str, b: str) -> float:
+    """Weighted Jaccard over keywords (+ style tags at double weight, + media kinds): 1.0 for the
+    same request, near 0 for unrelated ones; symmetric and deterministic."""
+    fa, fb = _features(a), _features(b)
+    if not fa and not fb:
+        return 1.0 if normalise(a).strip() == normalise(b).strip() else 0.0
+    keys = fa.keys() | fb.keys()
+    shared = sum(min(fa.get(k, 0.0), fb.get(k, 0.0)) for k in keys)
+    return shared / sum(max(fa.get(k, 0.0), fb.get(k, 0.0)) for k in keys)

@@ -1,0 +1,322 @@
+"""Text primitives: normalisation, lexicon matching, language detection, numbers and file names."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from typing import Any
+
+from .lexicon import CJK_COUNTERS, DELIVERABLES, Table
+
+
+class LazyRe:
+    """A regex compiled on first use: module-level patterns cost nothing at import."""
+
+    __slots__ = ("_args", "_rx")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._rx: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:  # search, finditer, sub, pattern, …
+        if self._rx is None:
+            self._rx = re.compile(*self._args)
+        return getattr(self._rx, name)
+
+
+_LETTER = "a-zа-я0-9"  # after normalise(): lower case, ё folded into е
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_KANA_RE = LazyRe("[\u3040-\u30ff\uff66-\uff9f]")
+_HAN_RE = LazyRe("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = LazyRe(r"[a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]+")  # not × ÷
+_CYR_WORD = LazyRe(r"[а-яіїєґў]+")
+
+
+def normalise(text: str) -> str:
+    """NFKC (full-width digits and letters become ASCII), case-folded, ё -> е, ’ -> '."""
+    return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е").replace("\u2019", "'")
+
+
+def _word_regex(word: str) -> tuple[str, bool]:
+    """A Latin/Cyrillic entry's regex body, and whether it sits between word boundaries."""
+    stem = word.rstrip("*")
+    body = r"[\s-]+".join(re.escape(part) for part in stem.split())
+    if word.endswith("*"):
+        body += r"\w*"
+    elif re.fullmatch("[a-z]{3,}", stem):
+        body += "(?:e?s)?"
+    return body, stem[0].isalnum() and stem[-1].isalnum()
+
+
+@cache
+def compile_entries(entries: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for a tuple of lexicon entries. Whole words share one pair of boundary checks
+    (cheap to compile); longest entries come first, so alternation prefers them."""
+    if not entries:
+        return None
+    bounded, free = [], []
+    for entry in sorted(set(entries), key=lambda e: (-len(e), e)):
+        if entry.startswith("re:"):
+            free.append(f"(?:{entry[3:]})")
+            continue
+        word = normalise(entry)
+        if not re.search(f"[{_LETTER}]", word.rstrip("*")) or re.search(f"[{_CJK}]", word):
+            free.append(re.escape(word))
+            continue
+        body, whole = _word_regex(word)
+        if whole:
+            bounded.append(body)
+        else:
+            free.append(rf"(?<![{_LETTER}]){body}" if word[0].isalnum() else body)
+    if bounded:
+        free.insert(0, rf"(?<![{_LETTER}])(?:{'|'.join(bounded)})(?![{_LETTER}])")
+    return re.compile("|".join(free))
+
+
+def entries_for(table: Table, concept: str, lang: str) -> tuple[str, ...]:
+    """The concept's words in `lang`, plus the English ones (creators mix English terms in)."""
+    words = table[concept]
+    return tuple(words.get(lang, ())) + (tuple(words.get("en", ())) if lang != "en" else ())
+
+
+def find(table: Table, concept: str, lang: str, text: str) -> re.Match[str] | None:
+    """First match of a concept in normalised text."""
+    rx = compile_entries(entries_for(table, concept, lang))
+    return rx.search(text) if rx else None
+
+
+def find_all(table: Table, concept: str, lang: str, text: str) -> list[re.Match[str]]:
+    rx = compile_entries(entries_for(table, concept, lang))
+    return list(rx.finditer(text)) if rx else []
+
+
+# --- file names, URLs, noise ----------------------------------------------------------------
+_EXTS = frozenset("md markdown txt json yaml yml toml csv png jpg jpeg webp gif bmp svg tif tiff mp4 webm "
+                  "mov mkv avi wav mp3 ogg flac m4a aac glb gltf obj stl fbx usdz pdf html htm".split())
+IMAGE_EXT = frozenset({"png", "jpg", "jpeg", "webp", "gif", "bmp", "svg", "tif", "tiff"})
+_FILE_RE = LazyRe(
+    r"`([^`\s]+\.([A-Za-z0-9]{1,8}))`"
+    r"|[\"“「『]([^\"”」』\n]+?\.([A-Za-z0-9]{1,8}))[\"”」』]"
+    r"|(?<![A-Za-z0-9_/.\-])((?:[A-Za-z0-9_\-]+/)*[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.([A-Za-z0-9]{1,8}))"
+    r"(?![A-Za-z0-9_])")
+_URL_RE = LazyRe(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+def _file_matches(text: str) -> list[tuple[re.Match[str], str]]:
+    """(match, file name) for each name with a known extension (so "e.g." and "v1.2" are not files)."""
+    out = []
+    for m in _FILE_RE.finditer(text):
+        groups = m.groups()
+        name, ext = next((groups[i], groups[i + 1]) for i in range(0, len(groups), 2) if groups[i])
+        if ext.lower() in _EXTS:
+            out.append((m, name))
+    return out
+
+
+def find_files(text: str) -> list[str]:
+    """Workspace file names mentioned in the text, in order, without duplicates."""
+    return list(dict.fromkeys(name for _, name in _file_matches(_URL_RE.sub(" ", text))))
+
+
+def blank(m: re.Match[str]) -> str:
+    """A match's span as spaces (a re.sub replacement that keeps offsets)."""
+    return " " * len(m.group())
+
+
+def mask_noise(text: str) -> str:
+    """Blank out URLs and file names (keeps the rest of the text in place)."""
+    text = _URL_RE.sub(blank, text)
+    for m, _ in reversed(_file_matches(text)):
+        text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+    return text
+
+
+# --- language -------------------------------------------------------------------------------
+_ASCII_TOKEN = LazyRe(r"[\w.:+\-/*%]+", re.ASCII)
+
+
+def _drop_numbers(text: str) -> str:
+    """Blank ASCII tokens holding a digit ("3D", "16:9", "v2") — not words of any language."""
+    return _ASCII_TOKEN.sub(lambda m: " " if any(c.isdigit() for c in m.group()) else m.group(), text)
+
+
+def detect_language(text: str) -> str:
+    """The creator's language, "zh", "ja", "ru" or "en", by the dominant script of their words.
+
+    File names, URLs and tokens with digits ("3D", "16:9") do not count. A CJK character counts as
+    2/3 of a word; kana (at least a tenth of the CJK characters) makes it Japanese.
+    """
+    words = _drop_numbers(mask_noise(unicodedata.normalize("NFKC", text)).casefold())
+    kana = len(_KANA_RE.findall(words))
+    cjk = kana + len(_HAN_RE.findall(words))
+    latin = _LATIN_WORD.findall(words)
+    cyrillic = _CYR_WORD.findall(words)
+    scores = {
+        "cjk": cjk / 1.5,
+        "en": len(latin) + sum(map(len, latin)) / 1000,
+        "ru": len(cyrillic) + sum(map(len, cyrillic)) / 1000,
+    }
+    best = max(scores, key=lambda k: scores[k])
+    if scores[best] == 0:
+        return "en"
+    if best == "cjk":
+        return "ja" if kana and kana * 10 >= cjk else "zh"
+    return best
+
+
+def is_cjk(lang: str) -> bool:
+    return lang in ("zh", "ja")
+
+
+# --- numbers --------------------------------------------------------------------------------
+_EN_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+             "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+             "nineteen": 19}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+            "eighty": 80, "ninety": 90}
+_EN_PHRASES = {"a couple of": 2, "a pair of": 2, "a dozen": 12, "dozen": 12, "half a": 0.5, "half": 0.5,
+               "half an": 0.5, "a single": 1, "single": 1}
+_RU_WORDS = {
+    1: "один одна одно одну одного одной", 2: "два две двух пару пара", 3: "три трех",
+    4: "четыре четырех", 5: "пять пяти", 6: "шесть шести", 7: "семь семи", 8: "восемь восьми",
+    9: "девять девяти", 10: "десять десяти", 12: "двенадцать двенадцати",
+    15: "пятнадцать пятнадцати", 20: "двадцать двадцати", 30: "тридцать тридцати",
+    40: "сорок сорока", 60: "шестьдесят шестидесяти", 1.5: "полторы полтора",
+}
+_RU_NUM = {w: n for n, ws in _RU_WORDS.items() for w in ws.split()}
+# Russian compound adjectives: "пятисекундный", "десятиминутный".
+_RU_STEMS = {"одно": 1, "двух": 2, "трех": 3, "четырех": 4, "пяти": 5, "шести": 6, "семи": 7,
+             "восьми": 8, "девяти": 9, "десяти": 10, "пятнадцати": 15, "двадцати": 20,
+             "тридцати": 30, "шестидесяти": 60}
+_JA_NATIVE = {"ひとつ": 1, "ふたつ": 2, "みっつ": 3, "よっつ": 4, "いつつ": 5, "むっつ": 6,
+              "ななつ": 7, "やっつ": 8, "ここのつ": 9, "とお": 10}
+_CJK_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+               "七": 7, "八": 8, "九": 9}
+_CJK_NUM = "[0-9零〇一二两三四五六七八九十百]+(?:\\.[0-9]+)?|半"
+
+
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+_EN_NUM = (r"\d+(?:\.\d+)?|"
+           + _alternation(list(_EN_PHRASES))
+           + f"|(?:{_alternation(list(_EN_TENS))})(?:-(?:{_alternation(list(_EN_UNITS))}))?"
+           + f"|{_alternation(list(_EN_UNITS))}")
+NUM = {
+    "en": _EN_NUM,
+    "ru": r"\d+(?:\.\d+)?|" + _alternation(list(_RU_NUM)),
+    "zh": _CJK_NUM,
+    "ja": _CJK_NUM + "|" + _alternation(list(_JA_NATIVE)),
+}
+
+
+def parse_number(token: str) -> float | None:
+    """A number from digits, English/Russian words or CJK numerals ("二十五", "twenty-five")."""
+    t = re.sub(r"\s+", " ", normalise(token).strip())
+    if re.fullmatch(r"\d+(?:\.\d+)?", t):
+        return float(t)
+    for table in (_EN_PHRASES, _EN_UNITS, _EN_TENS, _RU_NUM, _JA_NATIVE):
+        if t in table:
+            return float(table[t])
+    if "-" in t:
+        tens, _, unit = t.partition("-")
+        if tens in _EN_TENS and unit in _EN_UNITS:
+            return float(_EN_TENS[tens] + _EN_UNITS[unit])
+    if t == "半":
+        return 0.5
+    if re.fullmatch("[零〇一二两三四五六七八九十百]+", t):
+        return float(_cjk_int(t))
+    return None
+
+
+def _cjk_int(t: str) -> int:
+    total, current = 0, 0
+    for ch in t:
+        if ch in _CJK_DIGITS:
+            current = _CJK_DIGITS[ch]
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif ch == "百":
+            total += (current or 1) * 100
+            current = 0
+    return total + current
+
+
+# --- durations and counts -------------------------------------------------------------------
+@cache
+def _seconds_re(lang: str) -> re.Pattern[str]:
+    if lang == "en":
+        return re.compile(rf"(?<![a-z0-9.])({_EN_NUM})[\s-]*(seconds?|secs?|s|minutes?|mins?)(?![a-z0-9])")
+    if lang == "ru":
+        return re.compile(rf"(?<![а-я0-9.])({NUM['ru']})[\s-]*(секунд[а-я]*|сек\.?|с|минут[а-я]*|мин\.?)"
+                          rf"(?![а-я0-9])"
+                          rf"|(?<![а-я])({_alternation(list(_RU_STEMS))})(секундн|минутн)[а-я]*"
+                          r"|(пол)(минуты)")
+    if lang == "zh":
+        return re.compile(rf"({_CJK_NUM})\s*(秒钟?|分钟|分半钟)")
+    return re.compile(rf"({_CJK_NUM})\s*(秒間?|分間?)")
+
+
+def find_seconds(text: str, lang: str, timed_context: bool) -> tuple[float | None, list[tuple[int, int]]]:
+    """A duration in seconds and the spans it covers. Bare "30s" counts only in `timed_context`
+    (a clip or a piece of audio is being discussed), so "80s style" stays a decade."""
+    spans: list[tuple[int, int]] = []
+    seconds: float | None = None
+    for rx in dict.fromkeys((_seconds_re(lang), _seconds_re("en"))):
+        for m in rx.finditer(text):
+            groups = [g for g in m.groups() if g is not None]
+            if len(groups) < 2:
+                continue
+            number = 0.5 if groups[0] == "пол" else (
+                _RU_STEMS[groups[0]] if groups[0] in _RU_STEMS else parse_number(groups[0]))
+            unit = groups[1]
+            if number is None or (unit in ("s", "с") and not (timed_context and number <= 120)):
+                continue
+            minutes = unit.startswith(("min", "мин", "分")) or unit == "минутн"
+            if seconds is None:
+                seconds = float(number) * (60 if minutes else 1)
+            spans.append(m.span())
+    return seconds, spans
+
+
+def _deliverable_alt(lang: str) -> str:
+    return "|".join(
+        re.escape(w.rstrip("*")) + ("[а-я]*" if w.endswith("*") else "(?:e?s)?")
+        for w in DELIVERABLES.get(lang, ()))
+
+
+@cache
+def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
+    if lang in ("en", "ru"):
+        letters = "a-z'" if lang == "en" else "а-я"
+        series = "series|set|collection|batch" if lang == "en" else "сери[а-я]*|набор[а-я]*"
+        of = "of" if lang == "en" else "из"
+        return (
+            re.compile(rf"(?<![{_LETTER}.])({NUM[lang]})(?:[\s-]+[{letters}-]+){{0,3}}?[\s-]+"
+                       rf"(?:{_deliverable_alt(lang)})(?![{letters}])"),
+            re.compile(rf"(?:{series})\s+{of}\s+({NUM[lang]})(?![{_LETTER}])"),
+        )
+    counters = _alternation(list(CJK_COUNTERS[lang]))
+    native = f"|({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""
+    return (re.compile(rf"({_CJK_NUM})\s*(?:{counters}){native}"),)
+
+
+_ZH_GENERIC_COUNTER = LazyRe(r"(海报|图|画|照片|版本|方案|视频|模型|镜头|分镜|作品|设计|头像|壁纸|封面|图标|歌|音乐|动画|短片)")
+
+
+def find_count(text: str, lang: str) -> int | None:
+    """How many deliverables the creator asks for ("4 posters", "三张海报", "4枚", "четыре постера")."""
+    langs = [lang] + (["en"] if lang != "en" else [])
+    for lg in langs:
+        for rx in _count_regexes(lg):
+            for m in rx.finditer(text):
+                if lg == "zh" and m.group().endswith(("个", "支", "条")) and \
+                        not _ZH_GENERIC_COUNTER.search(text, m.end(), m.end() + 8):
+                    continue
+                n = parse_number(next(g for g in m.groups() if g))
+                if n is not None and n >= 1 and n == int(n):
+                    return int(n)
+    return None

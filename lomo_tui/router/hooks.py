@@ -1,0 +1,53 @@
+"""Where the runtime asks the router: a direct target before any model call (A4), and the Router's
+view of the task landscape for a main-thread step (A6)."""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from . import deterministic, index, memory
+
+
+async def direct_target(conn: AsyncConnection, text: str) -> str | None:
+    """A task this main-thread message unambiguously belongs to (no model call), or None."""
+    return await deterministic.target(conn, text)
+
+
+async def main_context(conn: AsyncConnection, task: Any, pending: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """Dynamic-tail sections and hints for a main-thread step: the index of tasks the Router may pick.
+
+    hints["task_index"]: [{id, title, goal, summary, status, kind, files, language, updated_at, recency,
+    retrieved, score, file_match, memory}] — recent tasks first (recency 0 = most recent), then tasks
+    found by search or named in the message. hints["mentions"]: {"files": {name: [task ids]},
+    "tasks": [ids], "memory": [[task id, similarity]]}. hints["task_counts"]: {status: n}.
+    """
+    text = "\n".join(pending)
+    mentioned: dict[str, dict[str, Any]] = {}
+    files: dict[str, list[str]] = {}
+    named: list[str] = []
+    remembered: list[tuple[str, float]] = []
+    if text.strip():
+        for name, rows in (await deterministic.file_bindings(conn, text)).items():
+            files[name] = list(dict.fromkeys(r.task_id for r in rows))
+            for task_id in files[name]:
+                mentioned.setdefault(task_id, {})["file_match"] = True
+        named = [r.id for r in await deterministic.named_tasks(conn, text) if r.kind != "main"]
+        for task_id in named:
+            mentioned.setdefault(task_id, {})
+        remembered = await memory.recall(conn, text)
+        for task_id, score in remembered[:index.MENTIONED]:
+            mentioned.setdefault(task_id, {})["memory"] = score
+    entries = await index.build(conn, pending, mentioned=mentioned)
+    hints: dict[str, Any] = {
+        "task_index": [e.hint() for e in entries],
+        "mentions": {"files": files, "tasks": named, "memory": [list(m) for m in remembered[:index.MENTIONED]]},
+        "task_counts": await index.status_counts(conn),
+    }
+    try:
+        from ..governance.budget import spent_today
+
+        hints["spent_today"] = await spent_today(conn)
+    except Exception:  # noqa: BLE001 — a fact for simple answers, never a reason to fail a step
+        pass
+    return [index.render(entries)], hints

@@ -1,0 +1,103 @@
+"""Plan tools for persistent tasks: write the brief and checklist, complete steps with evidence."""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+
+from ..governance.budget import plan_allowance, spent_today
+from ..governance.gates import open_gate
+from ..store import schema as s
+from ..studio.prices import quote
+from ..tasks import checklist
+from .registry import Registry, ToolContext, ToolError, obj, tool
+
+STR = {"type": "string"}
+PAID = {"generate_image": "image", "generate_video": "video", "generate_3d": "3d", "generate_audio": "audio"}
+STEP = obj({"id": STR, "title": STR, "tool": STR, "args": {"type": "object"},
+            "needs_confirmation": {"type": "boolean"}}, ["title"])
+
+
+def quotes(steps: list[dict[str, Any]]) -> list[float]:
+    """The quote of each paid step of a plan."""
+    out = []
+    for step in steps:
+        kind = PAID.get(step.get("tool") or "")
+        if kind:
+            args = dict(step.get("args") or {})
+            out.append(quote(kind, {"seconds": args.get("seconds")} if kind in ("video", "audio") else {}))
+    return out
+
+
+async def needs_approval(conn: Any, budget: Any, task_id: str, each: list[float]) -> bool:
+    """Whether the plan's paid steps would stop at gates without an approved plan budget."""
+    cost = sum(each)
+    if not cost or await plan_allowance(conn, task_id) >= cost:
+        return False
+    return max(each) > budget.free_per_call or await spent_today(conn) + cost > budget.daily_free_cap
+
+
+def register(reg: Registry) -> None:
+    @tool(reg, "update_plan", "Write or revise the task's brief and checklist. Keep a step's id to keep its "
+          "artifacts; paid steps should name their tool and args so the plan can be quoted.",
+          obj({"brief": STR, "steps": {"type": "array", "items": STEP}}, []),
+          side_effect="write", idempotent=True, kinds=("persistent",))
+    async def update_plan(ctx: ToolContext, brief: str | None = None, steps: list[dict[str, Any]] | None = None
+                          ) -> dict[str, Any]:
+        rt = ctx.runtime
+        async with rt.ledger.fenced(ctx.claim) as conn:
+            task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
+            if brief is not None:
+                await conn.execute(update(s.tasks).where(s.tasks.c.id == ctx.task_id).values(brief=brief))
+            result: dict[str, Any] = {}
+            if steps is not None:
+                try:
+                    items = await checklist.revise(conn, ctx.task_id, steps)
+                except ValueError as exc:
+                    raise ToolError(str(exc)) from None
+                result["checklist"] = [{"id": i.id, "n": i.position, "title": i.title, "state": i.state}
+                                       for i in items]
+                each = quotes(steps)
+                cost = round(sum(each), 2)
+                result["estimate"] = cost
+                if task.autonomy != "ask" and await needs_approval(conn, rt.budget, ctx.task_id, each):
+                    c = rt.budget.currency
+                    gate = await open_gate(
+                        conn, task_id=ctx.task_id, kind="plan", dedupe_key=f"plan:{ctx.key}",
+                        turn_id=ctx.claim.turn_id,
+                        question=f"Approve the plan for “{task.title}”: {len(items)} steps, about {cost:.2f} {c}?",
+                        options=[{"label": f"Approve the plan and up to {cost:.2f} {c}",
+                                  "consequence": "paid steps run without asking again while within this budget"},
+                                 {"label": "Not now", "consequence": "each paid step asks for its own approval"}],
+                        scope={"budget": cost, "task": ctx.task_id, "blocks": "paid generation of this task"},
+                        continues="unpaid steps of this task and other tasks")
+                    result["plan_gate"] = gate.id
+                    result["note"] = "paid steps wait for the creator to approve the plan; unpaid work can go on"
+            await rt.ledger.event(conn, "plan_updated", ctx.task_id, ctx.claim.turn_id,
+                                  steps=len(steps or []), brief=brief is not None)
+        return result or {"ok": True}
+
+    @tool(reg, "complete_step", "Mark a checklist step done, with the evidence (what was made or checked) and the "
+          "workspace files that show it.",
+          obj({"step": STR, "evidence": STR, "artifacts": {"type": "array", "items": STR}}, ["step", "evidence"]),
+          side_effect="write", idempotent=True, kinds=("persistent",))
+    async def complete_step(ctx: ToolContext, step: str, evidence: str, artifacts: list[str] | None = None
+                            ) -> dict[str, Any]:
+        rt = ctx.runtime
+        if not evidence.strip():
+            raise ToolError("say what shows the step is done (evidence)")
+        async with rt.ledger.fenced(ctx.claim) as conn:
+            item = await checklist.find(conn, ctx.task_id, step)
+            if item is None:
+                raise ToolError(f"this task has no step {step!r}")
+            if item.needs_confirmation:
+                raise ToolError(f"step {item.position} needs the creator's confirmation; the runtime asks them")
+            objects = []
+            for rel in artifacts or []:
+                row = (await conn.execute(select(s.objects.c.id, s.objects.c.version).where(
+                    s.objects.c.path == rel, s.objects.c.deleted.is_(False)))).first()
+                if row is None:
+                    raise ToolError(f"{rel} is not in the workspace")
+                objects.append((row.id, row.version))
+            await checklist.complete(conn, item.id, evidence=evidence, objects=objects)
+        return {"step": item.id, "state": "done"}

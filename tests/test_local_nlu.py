@@ -1,0 +1,539 @@
+"""The language layer of lomo/local: language, intent, brief, checklist, phrases, answers, similarity."""
+from __future__ import annotations
+
+import ast
+import re
+import statistics
+import string
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lomo_tui.models import local_nlu as nlu
+from lomo_tui.models.local_nlu import (
+    ACTS,
+    GOAL_TYPES,
+    PHRASES,
+    answer_simple,
+    classify,
+    detect_language,
+    fts_query,
+    keywords,
+    make_brief,
+    make_checklist,
+    phrase,
+    safe_eval,
+    similarity,
+)
+
+LANGS = ("en", "zh", "ja", "ru")
+
+# --- language -------------------------------------------------------------------------------
+LANGUAGE_SAMPLES = [
+    ("make a cat picture", "en"),
+    ("a retro poster series for a jazz night", "en"),
+    ("what time is it?", "en"),
+    ("stop", "en"),
+    ("edit shot2.flow.json so node 2 uses a warmer palette", "en"),
+    ("make a poster of 猫", "en"),
+    ("thanks!", "en"),
+    ("Draw a 3D vase, 16:9, see https://example.com/ref.png", "en"),
+    ("12345", "en"),
+    ("", "en"),
+    ("animate 猫.png please", "en"),
+    ("画一只猫", "zh"),
+    ("你好", "zh"),
+    ("帮我做三张复古风的爵士之夜海报", "zh"),
+    ("把那个改蓝一点", "zh"),
+    ("把 logo 改成蓝色", "zh"),
+    ("用 retro 风格画一张 jazz night 海报", "zh"),
+    ("帮我把 storyboard.md 里的第3个镜头改一下", "zh"),
+    ("做一个 3D 花瓶", "zh"),
+    ("现在几点了？", "zh"),
+    ("删除旧的草稿", "zh"),
+    ("画 cute-cat-final-version.png", "zh"),
+    ("看看 https://example.com/some/long/path/to/the/image 这个", "zh"),
+    ("3D 4K 8K 海报", "zh"),
+    ("猫の絵を描いて", "ja"),
+    ("ありがとう", "ja"),
+    ("4枚のポスター", "ja"),
+    ("それをもっと青く", "ja"),
+    ("ジャズナイト用のレトロなポスターを4枚作って", "ja"),
+    ("新商品発表会用ポスター作成", "ja"),
+    ("shot2.flow.json のノード2を暖かい色に変えて", "ja"),
+    ("3Dの花瓶をデザインして", "ja"),
+    ("今何時ですか", "ja"),
+    ("この poster を blue にして", "ja"),
+    ("нарисуй кота", "ru"),
+    ("привет", "ru"),
+    ("четыре постера", "ru"),
+    ("сделай его синее", "ru"),
+    ("сделай poster для jazz вечера в ретро стиле", "ru"),
+    ("открой storyboard.md и добавь сцену", "ru"),
+    ("сколько будет 12*7", "ru"),
+    ("стоп", "ru"),
+    ("сделай 5-секундный ролик со вчерашним котом", "ru"),
+    ("Ёлка в стиле ретро", "ru"),
+]
+
+
+@pytest.mark.parametrize("text,lang", LANGUAGE_SAMPLES)
+def test_detect_language(text: str, lang: str) -> None:
+    assert detect_language(text) == lang
+
+
+def test_language_samples_cover_each_language() -> None:
+    for lang in LANGS:
+        assert sum(1 for _, lg in LANGUAGE_SAMPLES if lg == lang) >= 10
+
+
+# --- classification -------------------------------------------------------------------------
+CASES: list[tuple[str, dict]] = [
+    # one-shot generation
+    ("make a cat picture", dict(act="one_shot", media="image", subject="cat", goal_type=None)),
+    ("画一只猫", dict(act="one_shot", media="image", subject="猫", language="zh")),
+    ("猫の絵を描いて", dict(act="one_shot", media="image", subject="猫", language="ja")),
+    ("нарисуй кота", dict(act="one_shot", media="image", subject="кота", language="ru")),
+    ("hi, make me a cat picture", dict(act="one_shot", subject="cat")),
+    ("can you draw a red fox in watercolor?", dict(act="one_shot", media="image", style=["red", "watercolor"])),
+    ("write a poem about rain", dict(act="one_shot", media="document")),
+    ("compose a 20-second jingle for the bakery", dict(act="one_shot", media="audio", seconds=20.0)),
+    ("нарисуй закат в стиле ретро", dict(act="one_shot", style=["sunset", "retro"])),
+    ("帮我画一张赛博朋克风格的城市海报", dict(act="one_shot", style=["cyberpunk"], count=1)),
+    ("make a 3D model of a teapot", dict(act="one_shot", media="3d")),
+    # goals
+    ("a retro poster series for a jazz night",
+     dict(act="goal", goal_type="poster_series", media="image", style=["retro", "jazz", "night"],
+          subject="retro poster for a jazz night")),
+    ("a series of 4 posters", dict(act="goal", goal_type="poster_series", count=4)),
+    ("make four retro posters for the jazz night", dict(act="goal", goal_type="poster_series", count=4)),
+    ("三张海报", dict(act="goal", goal_type="poster_series", count=3)),
+    ("帮我做三张复古风的爵士之夜海报", dict(act="goal", goal_type="poster_series", count=3, subject="复古风的爵士之夜海报")),
+    ("4枚のポスター", dict(act="goal", goal_type="poster_series", count=4)),
+    ("ジャズナイト用のレトロなポスターを4枚作って",
+     dict(act="goal", goal_type="poster_series", count=4, subject="ジャズナイト用のレトロなポスター")),
+    ("четыре постера", dict(act="goal", goal_type="poster_series", count=4)),
+    ("сделай серию из четырёх постеров для джазового вечера", dict(act="goal", goal_type="poster_series", count=4)),
+    ("a 5-second clip of yesterday's cat",
+     dict(act="goal", goal_type="short_clip", media="video", seconds=5.0, needs_source=True,
+          subject="yesterday's cat")),
+    ("做一个5秒的视频，用昨天那只猫", dict(act="goal", goal_type="short_clip", seconds=5.0, needs_source=True)),
+    ("猫の5秒の動画を作って", dict(act="goal", goal_type="short_clip", seconds=5.0, subject="猫")),
+    ("сделай 5-секундный ролик со вчерашним котом", dict(act="goal", goal_type="short_clip", seconds=5.0,
+                                                        needs_source=True)),
+    ("make a half-minute video of waves", dict(act="goal", goal_type="short_clip", seconds=30.0)),
+    ("turn this photo into a video", dict(act="goal", goal_type="short_clip", needs_source=True, refers_back=True)),
+    ("design a 3D vase and then a matching poster",
+     dict(act="goal", goal_type="3d_object", media="3d", extra_media=["image"], subject="vase")),
+    ("设计一个3D花瓶，然后做一张配套的海报", dict(act="goal", goal_type="3d_object", extra_media=["image"])),
+    ("3Dの花瓶をデザインして、それに合わせたポスターも作って", dict(act="goal", goal_type="3d_object")),
+    ("спроектируй 3D вазу, а затем подходящий постер", dict(act="goal", goal_type="3d_object", extra_media=["image"])),
+    ("storyboard for a 30s ad", dict(act="goal", goal_type="storyboard", seconds=30.0)),
+    ("make a 6-shot storyboard for the launch video", dict(act="goal", goal_type="storyboard", count=6)),
+    ("为30秒的广告做一个分镜", dict(act="goal", goal_type="storyboard", seconds=30.0)),
+    ("30秒のCMの絵コンテを作って", dict(act="goal", goal_type="storyboard", seconds=30.0)),
+    ("раскадровка для 30-секундной рекламы", dict(act="goal", goal_type="storyboard", seconds=30.0)),
+    ("edit the flow so node 2 uses a warmer palette",
+     dict(act="goal", goal_type="flow_edit", media="flow", nodes=["2"], style=["warm"])),
+    ("edit shot2.flow.json: make node 3 darker", dict(goal_type="flow_edit", files=["shot2.flow.json"], nodes=["3"])),
+    ("把节点2改成暖色调", dict(act="goal", goal_type="flow_edit", nodes=["2"])),
+    ("ノード2を暖かい色に変えて", dict(act="goal", goal_type="flow_edit", nodes=["2"])),
+    ("измени узел 2 на более тёплую палитру", dict(act="goal", goal_type="flow_edit", nodes=["2"])),
+    ("make three jingles for the bakery", dict(act="goal", goal_type="audio_piece", count=3)),
+    ("write a script for a 30s ad and then a matching poster", dict(act="goal", goal_type="document")),
+    ("plan a launch campaign for my bakery", dict(act="goal", goal_type="general")),
+    # revisions
+    ("make it bluer", dict(act="revise", refers_back=True, style=["blue"], subject="")),
+    ("make that one bluer", dict(act="revise", refers_back=True)),
+    ("again but warmer", dict(act="revise", style=["warm"])),
+    ("换成夜景", dict(act="revise", style=["night"], subject="夜景")),
+    ("把那个改蓝一点", dict(act="revise", refers_back=True, style=["blue"])),
+    ("それをもっと青く", dict(act="revise", refers_back=True, style=["blue"])),
+    ("もっと明るくして", dict(act="revise", style=["bright"])),
+    ("сделай его синее", dict(act="revise", refers_back=True, style=["blue"])),
+    ("сделай теплее", dict(act="revise", style=["warm"])),
+    ("make the poster darker", dict(act="revise", media="image")),
+    # questions and conversation
+    ("what can you do?", dict(act="help")),
+    ("你能做什么？", dict(act="help")),
+    ("何ができる？", dict(act="help")),
+    ("что ты умеешь?", dict(act="help")),
+    ("what time is it", dict(act="question", topic="time")),
+    ("现在几点了", dict(act="question", topic="time")),
+    ("который час?", dict(act="question", topic="time")),
+    ("what's the date today?", dict(act="question", topic="date")),
+    ("how much have I spent today?", dict(act="question", topic="spend")),
+    ("今天花了多少钱？", dict(act="question", topic="spend")),
+    ("今日はいくら使った？", dict(act="question", topic="spend")),
+    ("сколько я сегодня потратил?", dict(act="question", topic="spend")),
+    ("how many tasks do I have?", dict(act="question", topic="tasks")),
+    ("what is 12*7", dict(act="question", topic="math")),
+    ("12乘以7等于多少", dict(act="question", topic="math")),
+    ("сколько будет 12*7", dict(act="question", topic="math")),
+    ("how do I make a poster series?", dict(act="question", topic=None)),
+    ("what's the weather like?", dict(act="question", topic=None)),
+    ("hello", dict(act="greeting")),
+    ("你好", dict(act="greeting")),
+    ("こんにちは", dict(act="greeting")),
+    ("привет", dict(act="greeting")),
+    ("how are you?", dict(act="greeting")),
+    ("hello, what is a storyboard?", dict(act="question")),
+    ("thanks!", dict(act="thanks")),
+    ("谢谢", dict(act="thanks")),
+    ("ありがとう", dict(act="thanks")),
+    ("спасибо", dict(act="thanks")),
+    # control
+    ("stop", dict(act="stop")),
+    ("please stop the video task", dict(act="stop", subject="video")),
+    ("停止", dict(act="stop")),
+    ("止めて", dict(act="stop")),
+    ("стоп", dict(act="stop")),
+    ("pause the poster task", dict(act="pause", subject="poster")),
+    ("暂停海报任务", dict(act="pause", subject="海报")),
+    ("ポスターのタスクを一時停止して", dict(act="pause")),
+    ("поставь на паузу задачу с постерами", dict(act="pause")),
+    ("resume", dict(act="resume")),
+    ("恢复海报任务", dict(act="resume")),
+    ("再開して", dict(act="resume")),
+    ("возобнови задачу", dict(act="resume")),
+    ("keep going", dict(act="continue")),
+    ("继续", dict(act="continue")),
+    ("続けて", dict(act="continue")),
+    ("продолжай", dict(act="continue")),
+    ("forget that I like blue", dict(act="forget", subject="I like blue", refers_back=False)),
+    ("忘掉我喜欢蓝色", dict(act="forget")),
+    ("青が好きなことは忘れて", dict(act="forget")),
+    ("забудь, что я люблю синий", dict(act="forget")),
+    ("delete the old draft", dict(act="delete", subject="old draft")),
+    ("删除旧的草稿", dict(act="delete")),
+    ("古い下書きを削除して", dict(act="delete")),
+    ("удали старый черновик", dict(act="delete")),
+    ("status?", dict(act="status")),
+    ("how's the poster series going?", dict(act="status")),
+    ("任务进度怎么样了", dict(act="status")),
+    ("進捗はどう？", dict(act="status")),
+    ("какой статус?", dict(act="status")),
+    # neither control nor creation
+    ("画一个停止标志", dict(act="one_shot")),
+    ("I like blue", dict(act="other", style=["blue"])),
+]
+
+
+@pytest.mark.parametrize("text,expected", CASES, ids=[c[0][:40] for c in CASES])
+def test_classify(text: str, expected: dict) -> None:
+    intent = classify(text)
+    got = {key: getattr(intent, key) for key in expected}
+    assert got == expected
+    assert intent.text == text
+
+
+def test_case_table_covers_every_act_and_goal_type() -> None:
+    assert len(CASES) >= 60
+    acts = {c[1].get("act") for c in CASES}
+    assert set(ACTS) <= acts
+    assert set(GOAL_TYPES) <= {c[1].get("goal_type") for c in CASES}
+    for lang in LANGS:
+        assert sum(1 for text, _ in CASES if detect_language(text) == lang) >= 15
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=string.printable + "画猫の絵をполстерみ一二三秒", max_size=60))
+def test_classify_never_fails(text: str) -> None:
+    intent = classify(text)
+    assert intent.act in ACTS
+    assert intent.language in LANGS
+    make_brief(text, intent)
+    make_checklist(intent)
+
+
+def test_classify_is_fast_after_warm_up() -> None:
+    texts = [c[0] for c in CASES]
+    for text in texts:
+        classify(text)
+    timings = []
+    for text in texts:
+        start = time.perf_counter()
+        classify(text)
+        timings.append(time.perf_counter() - start)
+    assert statistics.median(timings) < 0.003  # typically ~0.3 ms; a regex compiled per call is ~40 ms
+
+
+PATHOLOGICAL = {"dashes": "a-" * 5000, "letters": "a" * 10000, "dots": "a." * 3000, "particles": "的" * 5000 + "x",
+                "punctuation": "- " * 5000 + "x", "parens": "(" * 3000 + "1", "verbs": "make a " * 1500,
+                "kana": "の" * 5000 + "枚"}
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_long_pathological_messages_stay_linear(text: str) -> None:
+    start = time.perf_counter()
+    intent = classify(text)
+    make_brief(text, intent)
+    make_checklist(intent)
+    similarity(text, text[:50])
+    assert time.perf_counter() - start < 1.0  # ~0.1 s; a backtracking regex takes many seconds
+
+
+# --- brief ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,lang,label", [
+    ("a retro poster series of 4 for a jazz night, no text", "en", "Deliverables"),
+    ("帮我做三张复古风的爵士之夜海报", "zh", "交付物"),
+    ("ジャズナイト用のレトロなポスターを4枚作って", "ja", "成果物"),
+    ("сделай серию из четырёх постеров для джазового вечера", "ru", "Результат"),
+])
+def test_brief_keeps_language_and_quotes_request(text: str, lang: str, label: str) -> None:
+    intent = classify(text)
+    brief = make_brief(text, intent)
+    assert text in brief
+    assert label in brief
+    outline = brief.replace(text, "")
+    assert detect_language(outline) == lang
+    assert "4" in outline or "3" in outline  # the count is in the deliverables
+
+
+def test_brief_lists_duration_style_and_constraints() -> None:
+    text = "a 5-second clip of yesterday's cat, warm light, 16:9, no text"
+    brief = make_brief(text, classify(text))
+    assert "5 s" in brief and "warm" in brief and "16:9" in brief and "no text" in brief
+
+
+# --- checklists -----------------------------------------------------------------------------
+def _tools(items: list) -> list:
+    return [i.tool for i in items]
+
+
+def test_poster_series_checklist_has_one_image_per_poster_and_a_review() -> None:
+    items = make_checklist(classify("a series of 4 retro posters for a jazz night"))
+    assert _tools(items) == ["generate_image"] * 4 + [None]
+    prompts = [i.args["prompt"] for i in items[:4]]
+    assert len(set(prompts)) == 4
+    assert all("jazz night" in p and "retro" in p for p in prompts)
+    assert "poster 4 of 4" in prompts[3]
+    assert items[-1].needs_confirmation and not any(i.needs_confirmation for i in items[:4])
+
+
+def test_poster_series_defaults_to_three_and_titles_follow_language() -> None:
+    items = make_checklist(classify("一组复古海报"))
+    assert _tools(items) == ["generate_image"] * 3 + [None]
+    assert all("海报" in i.title for i in items[:3])
+    assert make_checklist(classify("4枚のポスター"))[0].title.startswith("ポスター")
+
+
+def test_short_clip_from_an_earlier_picture_asks_for_the_source_first() -> None:
+    items = make_checklist(classify("a 5-second clip of yesterday's cat"))
+    assert _tools(items) == ["ask_user", "generate_image", "generate_video"]
+    assert items[0].needs_confirmation and len(items[0].args["options"]) == 2
+    assert items[1].args["inputs"] == ["$source"]
+    assert items[2].args["seconds"] == 5.0 and items[2].args["inputs"] == ["$prev"]
+
+
+def test_short_clip_with_a_named_image_uses_it_and_defaults_to_five_seconds() -> None:
+    items = make_checklist(classify("animate cat.png into a short clip with a slow zoom, 3 seconds"))
+    assert _tools(items) == ["generate_image", "generate_video"]
+    assert items[0].args["inputs"] == ["cat.png"]
+    assert items[1].args["seconds"] == 3.0
+    default = make_checklist(classify("make a video of my cat"))
+    assert default[-1].args["seconds"] == 5.0
+
+
+def test_3d_object_checklist_concept_then_mesh_then_matching_poster() -> None:
+    items = make_checklist(classify("design a 3D vase and then a matching poster"))
+    assert _tools(items) == ["generate_image", "generate_3d", "generate_image"]
+    assert "vase" in items[1].args["prompt"] and "poster" in items[2].args["prompt"]
+
+
+def test_storyboard_checklist_writes_file_with_shots_and_key_frames() -> None:
+    items = make_checklist(classify("storyboard for a 30s ad"))
+    assert items[0].tool == "write_file"
+    assert items[0].args["path"] == "storyboard.md" and items[0].args["base_version"] is None
+    shots = len(re.findall(r"^## Shot \d+$", items[0].args["content"], re.MULTILINE))
+    assert shots == 6 and _tools(items[1:]) == ["generate_image"] * 6
+    ru = make_checklist(classify("раскадровка на 4 кадра для рекламы кофе"))
+    assert ru[0].args["content"].count("## Кадр") == 4 and len(ru) == 5
+
+
+def test_flow_edit_checklist_reads_then_edits_named_nodes() -> None:
+    items = make_checklist(classify("edit shot2.flow.json so node 2 uses a warmer palette"))
+    assert _tools(items) == ["read_flow", "edit_flow_nodes"]
+    assert items[0].args == {"path": "shot2.flow.json"}
+    edit = items[1].args
+    assert edit["path"] == "shot2.flow.json" and edit["base_version"] == "$version"
+    assert edit["edits"][0]["node"] == "2" and edit["edits"][0]["style"] == ["warm"]
+    unnamed = make_checklist(classify("edit the flow so node 2 uses a warmer palette"))
+    assert _tools(unnamed) == ["ask_user", "read_flow", "edit_flow_nodes"]
+    assert unnamed[1].args["path"] == "$answer"
+
+
+@pytest.mark.parametrize("text,tools", [
+    ("make three jingles for the bakery", ["generate_audio"] * 3),
+    ("write a script for a 30s ad and then a matching poster", ["write_file", "generate_image", None]),
+    ("plan a launch campaign for my bakery", ["write_file", "generate_image", None]),
+    ("make a cat picture", ["generate_image"]),
+    ("make it bluer", ["generate_image"]),
+    ("what time is it", []),
+])
+def test_checklists_by_goal_type(text: str, tools: list) -> None:
+    assert _tools(make_checklist(classify(text))) == tools
+
+
+def test_checklist_args_carry_size_and_seconds() -> None:
+    items = make_checklist(classify("a square poster series of 2 for a bake sale"))
+    assert [i.args.get("size") for i in items[:2]] == ["1024x1024"] * 2
+    audio = make_checklist(classify("three 10-second jingles"))
+    assert all(i.args["seconds"] == 10.0 for i in audio)
+
+
+# --- phrases --------------------------------------------------------------------------------
+REQUIRED_KEYS = ("greeting", "thanks", "help", "started_task", "plan_ready", "generating", "result_ready",
+                 "all_done", "ask_which_task", "ask_approve_plan", "ask_source_image", "cannot_answer",
+                 "stopped", "paused", "resumed", "spent_today", "conflict_reread", "unknown_task")
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", sorted(PHRASES))
+def test_every_phrase_exists_in_every_language_with_the_same_fields(key: str) -> None:
+    texts = PHRASES[key]
+    assert set(texts) == set(LANGS)
+    assert len({frozenset(_fields(t)) for t in texts.values()}) == 1
+    fields = {name: "X" for name in _fields(texts["en"])}
+    for lang in LANGS:
+        out = phrase(key, lang, **fields)
+        assert "{" not in out and out.strip()
+
+
+def test_required_phrases_and_their_content() -> None:
+    assert set(REQUIRED_KEYS) <= set(PHRASES)
+    for lang in LANGS:
+        assert "--model" in phrase("cannot_answer", lang)
+        assert detect_language(phrase("help", lang)) == lang
+        assert detect_language(phrase("greeting", lang)) == lang
+    help_en = phrase("help", "en")
+    assert "task" in help_en and "gate" in help_en and "workspace" in help_en
+    assert phrase("greeting", "xx") == phrase("greeting", "en")
+    assert phrase("stopped", "en", title="Posters") == "Stopped: Posters."
+    with pytest.raises(KeyError):
+        phrase("no_such_key", "en")
+
+
+# --- simple answers -------------------------------------------------------------------------
+FACTS = {"now": "2024-03-05T14:05:00", "spent_today": 0.42, "daily_cap": 2.0}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("hello", "Hi"), ("你好", "你好"), ("ありがとう", "どういたしまして"), ("что ты умеешь?", "Lomo"),
+    ("what is 12*7", "84"), ("what's (1 + 2) ** 3?", "27"), ("7/2=?", "3.5"), ("10 % 4", "2"),
+    ("3加4等于几", "7"), ("12×7は？", "84"), ("сколько будет 2+2*3", "8"), ("what is 6 times 7", "42"),
+    ("what time is it", "14:05"), ("现在几点了", "14:05"),
+    ("what's the date today?", "Tuesday, 5 March 2024"), ("今天是几号", "2024年3月5日，星期二"),
+    ("今日は何日ですか", "火曜日"), ("какое сегодня число?", "вторник, 5 марта 2024"),
+    ("how much have I spent today?", "$0.42"), ("今天花了多少钱？", "$1.58"),
+])
+def test_answer_simple(text: str, expected: str) -> None:
+    answer = answer_simple(text, classify(text), FACTS)
+    assert answer is not None and expected in answer
+    assert detect_language(answer) == detect_language(text) or classify(text).topic == "math"
+
+
+def test_answer_simple_spend_without_cap_and_task_counts() -> None:
+    assert answer_simple("how much did I spend today?", classify("how much did I spend today?"),
+                         {"spent_today": 1.5}) == "You've spent $1.50 today."
+    tasks = [{"status": "running"}, {"status": "running"}, {"status": "paused"}]
+    en = answer_simple("how many tasks do I have?", classify("how many tasks do I have?"), {"tasks": tasks})
+    assert en == "You have 3 tasks: 2 running, 1 paused."
+    zh = answer_simple("我有几个任务", classify("我有几个任务"), {"tasks": {"done": 1}})
+    assert "1" in zh and "已完成" in zh
+    assert "no tasks" in answer_simple("how many tasks", classify("how many tasks"), {"tasks": 0})
+
+
+@pytest.mark.parametrize("text,facts", [
+    ("what time is it", {}),  # never reads the clock itself
+    ("how much have I spent today?", {}),
+    ("what's the weather like?", FACTS),
+    ("make a cat picture", FACTS),
+    ("what is 1/0", FACTS),
+    ("what is 2**100000000", FACTS),
+    ("what is 9**9**9", FACTS),
+    ("what is __import__('os').system('ls')", FACTS),
+])
+def test_answer_simple_returns_none_when_it_cannot_answer(text: str, facts: dict) -> None:
+    assert answer_simple(text, classify(text), facts) is None
+
+
+@pytest.mark.parametrize("expression", [
+    "__import__('os')", "().__class__", "[1] * 10", "a + 1", "lambda: 1", "'a' * 3", "2 ** 5000",
+    "10 ** 10 ** 10", "(" * 150 + "1" + ")" * 150, "1" + "+1" * 150, "(-8) ** 0.5", "1e308 * 10",
+    "open('x')", "1 if 1 else 2",
+])
+def test_safe_eval_refuses_anything_but_small_arithmetic(expression: str) -> None:
+    assert safe_eval(expression) is None
+
+
+def test_safe_eval_computes() -> None:
+    assert safe_eval("2 + 3 * (4 - 1) ** 2 % 7") == 2 + 3 * (4 - 1) ** 2 % 7
+    assert safe_eval("-2 ** 10") == -1024
+    assert safe_eval("7 / 2") == 3.5
+
+
+# --- similarity and keywords ----------------------------------------------------------------
+@pytest.mark.parametrize("a,b", [
+    ("a retro poster series for a jazz night", "Retro posters for the jazz night, as a series"),
+    ("make a 5-second clip of yesterday's cat", "a 5 second video clip of the cat from yesterday"),
+    ("复古风的爵士之夜海报系列", "爵士之夜的复古海报系列"),
+    ("ジャズナイトのレトロなポスター", "レトロなジャズナイトのポスターシリーズ"),
+    ("серия ретро-постеров для джазового вечера", "ретро постеры для джазовых вечеров, серия"),
+])
+def test_near_duplicates_score_high(a: str, b: str) -> None:
+    assert similarity(a, b) >= 0.6
+
+
+@pytest.mark.parametrize("a,b", [
+    ("a retro poster series for a jazz night", "a 5-second clip of yesterday's cat"),
+    ("复古风的爵士之夜海报系列", "给昨天那只猫做一个视频"),
+    ("ジャズナイトのレトロなポスター", "花瓶の3Dモデル"),
+    ("серия ретро-постеров для джазового вечера", "напиши стихотворение про дождь"),
+    ("storyboard for a 30s coffee ad", "edit the flow so node 2 uses a warmer palette"),
+])
+def test_unrelated_goals_score_low(a: str, b: str) -> None:
+    assert similarity(a, b) <= 0.2
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_similarity_is_symmetric_and_bounded(a: str, b: str) -> None:
+    s = similarity(a, b)
+    assert 0.0 <= s <= 1.0
+    assert s == similarity(b, a)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet=string.ascii_letters + " 海报猫複古джазпостер", min_size=1, max_size=40))
+def test_similarity_of_a_text_with_itself_is_one(a: str) -> None:
+    assert similarity(a, a) == 1.0
+
+
+def test_keywords() -> None:
+    assert keywords("复古海报系列") == ["复古", "古海", "海报", "报系", "系列"]
+    assert keywords("画一只猫") == ["画", "猫"]  # stop characters split runs; single characters stay
+    assert "ポス" in keywords("レトロなポスター") and "な" not in "".join(keywords("レトロなポスター"))
+    assert keywords("Make the retro posters for a Jazz night!") == ["retro", "poster", "jazz", "night"]
+    assert keywords("постеров для джазового вечера") == ["постер", "джазов", "вечер"]
+    assert keywords("the a of 42") == []
+    assert fts_query('poster "night"') == '"poster" OR "night"'
+    assert fts_query("the") == ""
+
+
+# --- purity ---------------------------------------------------------------------------------
+def test_language_layer_imports_nothing_else_from_lomo_tui() -> None:
+    root = Path(nlu.__file__).parent
+    for path in [root / "local_nlu.py", *sorted((root / "nlu").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1, f"{path.name} reaches outside its package"
+                assert not (node.module or "").startswith("lomo_tui"), path.name
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("lomo_tui") for a in node.names), path.name
