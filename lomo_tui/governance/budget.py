@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..runtime.ids import new_id
 from ..store import schema as s
+from ..store.engine import fetch
 
 AUTONOMY = ("ask", "plan", "auto")
 
@@ -63,6 +64,19 @@ async def plan_allowance(conn: AsyncConnection, task_id: str) -> float:
         s.authorisations.c.task_id == task_id, s.authorisations.c.scope == "plan",
         s.authorisations.c.revoked_at.is_(None)))).scalar()
     return round(float(granted or 0.0), 4)
+
+
+SNAPSHOT = (
+    "SELECT coalesce(sum(CASE WHEN task_id = :task_id THEN amount ELSE 0 END), 0) AS task_spend, "
+    "coalesce(sum(CASE WHEN created_at >= :today THEN amount ELSE 0 END), 0) AS today, "
+    "(SELECT coalesce(sum(amount), 0) FROM authorisations WHERE task_id = :task_id AND scope = 'plan' "
+    "AND revoked_at IS NULL) AS allowance FROM charges WHERE status = 'charged'")
+
+
+async def snapshot(conn: AsyncConnection, task_id: str) -> tuple[float, float, float]:
+    """(this task's spend, today's spend, the task's approved plan budget) in one query."""
+    [row] = await fetch(conn, SNAPSHOT, {"task_id": task_id, "today": start_of_today()})
+    return round(float(row.task_spend), 4), round(float(row.today), 4), round(float(row.allowance), 4)
 
 
 async def check_spend(conn: AsyncConnection, budget: Budget, *, task_id: str, autonomy: str, key: str,

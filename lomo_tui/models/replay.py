@@ -19,15 +19,21 @@ class ReplayModel:
         self.path = path
         self._count_recorded = count_recorded
         self._next_local = 0  # calls handed out by this process but maybe not yet recorded
+        self._cache: tuple[tuple[int, int], list[str]] | None = None
 
     def _lines(self) -> list[str]:
+        """The file's lines (re-read only when the file changed)."""
         try:
-            return self.path.read_text(encoding="utf-8").splitlines()
+            st = self.path.stat()
+            if self._cache is None or self._cache[0] != (st.st_mtime_ns, st.st_size):
+                self._cache = ((st.st_mtime_ns, st.st_size), self.path.read_text(encoding="utf-8").splitlines())
+            return self._cache[1]
         except OSError as exc:
             raise ModelError(f"cannot read the replay file {self.path}: {exc.strerror}") from None
 
     async def complete(self, request: ModelRequest, on_token: TokenSink | None = None) -> ModelReply:
-        k = max(await self._count_recorded(), self._next_local)
+        recorded = request.hints.get("model_calls_recorded")
+        k = max(recorded if recorded is not None else await self._count_recorded(), self._next_local)
         self._next_local = k + 1
         lines = self._lines()
         data = json.loads(lines[k]) if k < len(lines) and _valid(lines[k]) else None

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..store import schema as s
+from ..store.engine import fetch
 from ..tools.registry import Tool
 from .ids import call_key
 
@@ -40,26 +41,56 @@ def system_prompt(kind: str, tools: list[Tool]) -> str:
     return f"{base}\nTools: {names}." if names else base
 
 
+NEWER = "SELECT * FROM messages WHERE task_id = :task_id AND id > :after ORDER BY id"
+
+
+class History:
+    """A task's recent messages as OpenAI chat messages, kept up to date incrementally: each step
+    reads only the rows written since the last one (the ledger is the only writer)."""
+
+    def __init__(self, task_id: str, limit: int = HISTORY_LIMIT) -> None:
+        self.task_id = task_id
+        self.limit = limit
+        self.last_id = 0
+        self.messages: list[dict[str, Any]] = []
+
+    async def refresh(self, conn: AsyncConnection) -> list[dict[str, Any]]:
+        if self.last_id:
+            rows = await fetch(conn, NEWER, {"task_id": self.task_id, "after": self.last_id})
+        else:
+            query = select(s.messages).where(s.messages.c.task_id == self.task_id)
+            rows = list(reversed((await conn.execute(query.order_by(s.messages.c.id.desc()).limit(
+                self.limit))).all()))
+        if rows:
+            self.last_id = rows[-1].id
+            self.messages.extend(as_chat(rows))
+            del self.messages[:-self.limit]
+        return _drop_orphan_tool_results(list(self.messages))
+
+
 async def history(conn: AsyncConnection, task_id: str, limit: int = HISTORY_LIMIT) -> list[dict[str, Any]]:
     """The task's messages as OpenAI chat messages, oldest first (the recent window, verbatim)."""
-    rows = (await conn.execute(select(s.messages).where(s.messages.c.task_id == task_id).order_by(
-        s.messages.c.id.desc()).limit(limit))).all()
+    return await History(task_id, limit).refresh(conn)
+
+
+def as_chat(rows: list[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for row in reversed(rows):
+    for row in rows:
         if row.role == "assistant":
             message: dict[str, Any] = {"role": "assistant", "content": row.content}
-            if row.tool_calls:
+            calls = json.loads(row.tool_calls) if isinstance(row.tool_calls, str) else row.tool_calls
+            if calls:
                 message["tool_calls"] = [
                     {"id": call_key(row.turn_id, row.step, seq), "type": "function",
                      "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {},
                                                                              ensure_ascii=False)}}
-                    for seq, c in enumerate(row.tool_calls)]
+                    for seq, c in enumerate(calls)]
             out.append(message)
         elif row.role == "tool":
             out.append({"role": "tool", "tool_call_id": row.tool_call_id, "content": row.content or ""})
         else:
             out.append({"role": row.role, "content": row.content or ""})
-    return _drop_orphan_tool_results(out)
+    return out
 
 
 def _drop_orphan_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

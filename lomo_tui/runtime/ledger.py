@@ -6,17 +6,18 @@ its transaction is rolled back, a `stale_write_rejected` event is recorded, and 
 """
 from __future__ import annotations
 
+import json
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterable
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..errors import LomoError, StaleWrite, UnknownId
 from ..store import schema as s
-from ..store.engine import Database
+from ..store.engine import Database, fetch, run
 from ..tasks import stopcheck
 from .ids import call_key, new_id
 
@@ -33,6 +34,36 @@ class Claim:
     owner: str
     epoch: int
     took_over_from: str | None = None
+
+
+# The hot path's statements (plain SQL, portable between SQLite and PostgreSQL; see store.engine.run).
+GUARD = ("UPDATE turns SET lease_expires = :expires, updated_at = :now WHERE id = :id AND epoch = :epoch "
+         "AND lease_owner = :owner AND status = 'running'")
+GUARD_DECISION = ("UPDATE turns SET lease_expires = :expires, updated_at = :now, steps = steps + 1, "
+                  "model_calls = model_calls + 1 WHERE id = :id AND epoch = :epoch AND lease_owner = :owner "
+                  "AND status = 'running'")
+GUARD_CHECKPOINT = ("UPDATE turns SET lease_expires = :expires, updated_at = :now, checkpoint = :step, "
+                    "crash_count = 0 WHERE id = :id AND epoch = :epoch AND lease_owner = :owner AND status = 'running'")
+INSERT_STEP = "INSERT INTO steps (turn_id, step, epoch, decision, created_at) VALUES (:turn, :step, :epoch, :decision, :at)"
+INSERT_MESSAGE = ("INSERT INTO messages (task_id, turn_id, step, role, content, tool_calls, tool_call_id, name, "
+                  "created_at) VALUES (:task, :turn, :step, :role, :content, :calls, :call_id, :name, :at)")
+INSERT_MODEL_CALL = ("INSERT INTO model_calls (task_id, turn_id, step, purpose, model, prompt_tokens, "
+                     "completion_tokens, cached_tokens, cost, latency_ms, created_at) VALUES (:task, :turn, :step, "
+                     ":purpose, :model, :prompt_tokens, :completion_tokens, :cached_tokens, :cost, :latency_ms, :at)")
+UPSERT_STARTED = ("INSERT INTO tool_calls (id, turn_id, step, seq, name, arguments, status, idempotency_key, "
+                  "executions, side_effect, epoch, started_at) VALUES (:id, :turn, :step, :seq, :name, :args, "
+                  "'started', :id, 0, :side_effect, :epoch, :at) ON CONFLICT (id) DO UPDATE SET status = 'started', "
+                  "epoch = excluded.epoch, started_at = excluded.started_at")
+FINISH_CALL = ("UPDATE tool_calls SET status = :status, result = :result, finished_at = :at, "
+               "executions = executions + :ran WHERE id = :id")
+
+
+PENDING_INBOX = "SELECT * FROM inbox WHERE task_id = :task_id AND status = 'pending' ORDER BY sent_at"
+_MODEL_CALLS = select(func.count()).select_from(s.model_calls)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 class _InboxMoved(Exception):
@@ -168,8 +199,7 @@ class Ledger:
 
     @staticmethod
     async def pending_inbox(conn: AsyncConnection, task_id: str) -> list[Any]:
-        return list((await conn.execute(select(s.inbox).where(
-            s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all())
+        return await fetch(conn, PENDING_INBOX, {"task_id": task_id})
 
     # ---- leases and fencing -------------------------------------------------------------------
     async def claim(self, turn_id: str, owner: str, dead_owner: str | None = None) -> Claim | None:
@@ -198,21 +228,20 @@ class Ledger:
                                  previous_owner=row.lease_owner, previous_epoch=row.epoch)
             return Claim(turn_id, row.task_id, owner, epoch, row.lease_owner if crashed else None)
 
-    async def guard(self, conn: AsyncConnection, claim: Claim) -> None:
-        """Fence check + lease renewal as the first statement of a turn's write transaction."""
+    async def guard(self, conn: AsyncConnection, claim: Claim, sql: str = GUARD, **extra: Any) -> None:
+        """Fence check + lease renewal as the first statement of a turn's write transaction.
+        Variants of the guard also move the turn's counters in the same statement."""
         t = now()
-        result = await conn.execute(update(s.turns).where(
-            s.turns.c.id == claim.turn_id, s.turns.c.epoch == claim.epoch, s.turns.c.lease_owner == claim.owner,
-            s.turns.c.status == "running").values(lease_expires=t + self.lease_seconds, updated_at=t))
-        if result.rowcount != 1:
+        if await run(conn, sql, dict(extra, id=claim.turn_id, epoch=claim.epoch, owner=claim.owner,
+                                     expires=t + self.lease_seconds, now=t)) != 1:
             raise StaleWrite(claim.turn_id, claim.epoch)
 
     @asynccontextmanager
-    async def fenced(self, claim: Claim) -> AsyncIterator[AsyncConnection]:
+    async def fenced(self, claim: Claim, sql: str = GUARD, **extra: Any) -> AsyncIterator[AsyncConnection]:
         """A write transaction that only commits if CLAIM still owns the turn."""
         try:
             async with self.db.write() as conn:
-                await self.guard(conn, claim)
+                await self.guard(conn, claim, sql, **extra)
                 yield conn
         except StaleWrite:
             await self.record_event("stale_write_rejected", claim.task_id, claim.turn_id, epoch=claim.epoch,
@@ -249,7 +278,7 @@ class Ledger:
     async def _commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: list[str],
                                model_call: dict[str, Any], finish: bool) -> None:
         t = now()
-        async with self.fenced(claim) as conn:
+        async with self.fenced(claim, GUARD_DECISION) as conn:
             if consumed:
                 result = await conn.execute(update(s.inbox).where(
                     s.inbox.c.id.in_(consumed), s.inbox.c.status == "pending").values(
@@ -258,37 +287,30 @@ class Ledger:
                     raise _InboxMoved()
                 rows = (await conn.execute(select(s.inbox.c.id, s.inbox.c.text).where(
                     s.inbox.c.id.in_(consumed)).order_by(s.inbox.c.sent_at))).all()
-                await conn.execute(insert(s.messages), [
-                    dict(task_id=claim.task_id, turn_id=claim.turn_id, step=step, role="user", content=r.text,
-                         created_at=t) for r in rows])
-            await conn.execute(insert(s.steps).values(turn_id=claim.turn_id, step=step, epoch=claim.epoch,
-                                                      decision=decision, created_at=t))
-            await conn.execute(insert(s.messages).values(
-                task_id=claim.task_id, turn_id=claim.turn_id, step=step, role="assistant",
-                content=decision.get("content"), tool_calls=decision.get("tool_calls") or None, created_at=t))
-            await conn.execute(insert(s.model_calls).values(task_id=claim.task_id, turn_id=claim.turn_id, step=step,
-                                                            created_at=t, **model_call))
-            values: dict[str, Any] = dict(steps=s.turns.c.steps + 1, model_calls=s.turns.c.model_calls + 1)
+                for row in rows:
+                    await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="user",
+                                                         content=row.text, calls=None, call_id=None, name=None, at=t))
+            calls = decision.get("tool_calls") or None
+            await run(conn, INSERT_STEP, dict(turn=claim.turn_id, step=step, epoch=claim.epoch,
+                                              decision=_json(decision), at=t))
+            await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="assistant",
+                                                 content=decision.get("content"), calls=_json(calls) if calls else None,
+                                                 call_id=None, name=None, at=t))
+            await run(conn, INSERT_MODEL_CALL, dict(model_call, task=claim.task_id, turn=claim.turn_id, step=step, at=t))
             if finish:
-                values.update(status="completed", checkpoint=step, lease_owner=None, lease_expires=None,
-                              finished_at=t, crash_count=0)
-            await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(**values))
-            if finish:
+                await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
+                    status="completed", checkpoint=step, lease_owner=None, lease_expires=None, finished_at=t,
+                    crash_count=0))
                 await self._after_turn(conn, claim)
 
     async def start_call(self, claim: Claim, step: int, seq: int, name: str, arguments: dict[str, Any],
                          side_effect: str) -> str:
         """Mark a tool call started (insert, or re-mark a recovered row at this epoch)."""
         key = call_key(claim.turn_id, step, seq)
-        t = now()
         async with self.fenced(claim) as conn:
-            result = await conn.execute(update(s.tool_calls).where(s.tool_calls.c.id == key).values(
-                epoch=claim.epoch, started_at=t, status="started"))
-            if result.rowcount == 0:
-                await conn.execute(insert(s.tool_calls).values(
-                    id=key, turn_id=claim.turn_id, step=step, seq=seq, name=name, arguments=arguments,
-                    status="started", idempotency_key=key, executions=0, side_effect=side_effect,
-                    epoch=claim.epoch, started_at=t))
+            await run(conn, UPSERT_STARTED, dict(id=key, turn=claim.turn_id, step=step, seq=seq, name=name,
+                                                 args=_json(arguments), side_effect=side_effect, epoch=claim.epoch,
+                                                 at=now()))
         return key
 
     async def finish_call(self, claim: Claim, step: int, seq: int, status: str, result: Any, *, ran: bool,
@@ -296,17 +318,11 @@ class Ledger:
         """Record a call's end (done | failed | outcome_unknown) and its message for the model."""
         key = call_key(claim.turn_id, step, seq)
         t = now()
-        async with self.fenced(claim) as conn:
-            values: dict[str, Any] = dict(status=status, result=result, finished_at=t)
-            if ran:
-                values["executions"] = s.tool_calls.c.executions + 1
-            await conn.execute(update(s.tool_calls).where(s.tool_calls.c.id == key).values(**values))
-            await conn.execute(insert(s.messages).values(
-                task_id=claim.task_id, turn_id=claim.turn_id, step=step, role="tool", content=tool_message,
-                tool_call_id=key, name=name, created_at=t))
-            if last_in_step:
-                await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
-                    checkpoint=step, crash_count=0))
+        guard, extra = (GUARD_CHECKPOINT, {"step": step}) if last_in_step else (GUARD, {})
+        async with self.fenced(claim, guard, **extra) as conn:
+            await run(conn, FINISH_CALL, dict(id=key, status=status, result=_json(result), at=t, ran=1 if ran else 0))
+            await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="tool",
+                                                 content=tool_message, calls=None, call_id=key, name=name, at=t))
 
     async def complete_turn(self, claim: Claim, step: int) -> None:
         """Finish the turn after STEP without another inference (its calls ended it)."""
@@ -470,7 +486,7 @@ class Ledger:
 
     async def count_model_calls(self) -> int:
         async with self.db.read() as conn:
-            return (await conn.execute(select(func.count()).select_from(s.model_calls))).scalar() or 0
+            return (await conn.execute(_MODEL_CALLS)).scalar() or 0
 
     async def busy_summary(self) -> dict[str, int]:
         """How many turns are in each active state (for quiescence checks)."""

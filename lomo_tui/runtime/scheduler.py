@@ -209,9 +209,7 @@ class Runtime:
             if steps:
                 extra.append(checklist.render(steps))
             hints["checklist"] = [i.to_dict() for i in steps]
-            spent = await budget.task_spend(conn, task.id)
-            allowance = await budget.plan_allowance(conn, task.id)
-            today = await budget.spent_today(conn)
+            spent, today, allowance = await budget.snapshot(conn, task.id)
             c = self.budget.currency
             extra.append(f"Budget: this task spent {spent:.2f} {c}" + (f" of an approved {allowance:.2f}" if allowance
                          else "") + f"; today {today:.2f} of the {self.budget.daily_free_cap:.2f} {c} free cap; "

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from ..errors import LomoError, StaleWrite
 from ..models.base import ModelError, ModelReply, ModelRequest
 from ..store import schema as s
+from ..store.engine import fetch
 from ..tools.registry import Suspend, ToolContext, ToolError
 from ..workspace.errors import WorkspaceError
 from . import context
@@ -35,11 +36,18 @@ OUTCOME_UNKNOWN = ("outcome unknown: this call started before an interruption an
                    "effect. Check the current state before doing it again.")
 
 
+TASK = "SELECT * FROM tasks WHERE id = :task_id"
+MODEL_CALLS = "SELECT count(*) AS n FROM model_calls"
+
+
 class TurnRunner:
     def __init__(self, runtime: "Runtime", claim: Claim) -> None:
         self.rt = runtime
         self.claim = claim
         self.ledger = runtime.ledger
+        self.history = context.History(claim.task_id)
+        self._next_step: int | None = None  # known after the first step: no re-read of the turn per step
+        self._steps = 0
 
     async def run(self) -> str:
         """Run steps until the turn completes, suspends, fails or is fenced. Returns how it ended."""
@@ -105,26 +113,38 @@ class TurnRunner:
         return turn, task, decision, calls
 
     async def _step(self) -> str:
-        turn, task, decision, calls = await self._state()
-        if turn.epoch != self.claim.epoch or turn.status != "running":
-            raise StaleWrite(self.claim.turn_id, self.claim.epoch)
-        step = turn.checkpoint + 1
+        if self._next_step is None:  # first step of this claim: recover from the ledger
+            turn, task, decision, calls = await self._state()
+            if turn.epoch != self.claim.epoch or turn.status != "running":
+                raise StaleWrite(self.claim.turn_id, self.claim.epoch)
+            step, self._steps = turn.checkpoint + 1, turn.steps
+        else:  # every later step starts fresh; each write's guard still checks the fence
+            step, decision, calls = self._next_step, None, {}
+            task = None
         if decision is None:
-            if turn.steps >= MAX_STEPS:
+            if self._steps >= MAX_STEPS:
                 raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
-            committed = await self._decide(task, step)
+            committed = await self._decide(step)
             if committed is None:
+                self._next_step = step
                 return "continue"  # a message the model read was withdrawn: think again
-            decision, finished = committed
+            decision, finished, task = committed
+            self._steps += 1
             self.rt.faults.hit("after_decision_commit")
             if finished:
-                self.rt.bus.publish("turn_completed", task.id, turn_id=turn.id, reply=decision.get("content"))
+                self.rt.bus.publish("turn_completed", task.id, turn_id=self.claim.turn_id,
+                                    reply=decision.get("content"))
                 self.rt.after_commit_wake(task.id)
                 return "completed"
-        return await self._run_calls(task, step, decision, calls)
+        if task is None:
+            async with self.rt.db.read() as conn:
+                task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
+        outcome = await self._run_calls(task, step, decision, calls)
+        self._next_step = step + 1 if outcome == "continue" else None
+        return outcome
 
-    async def _decide(self, task: Any, step: int) -> tuple[dict[str, Any], bool] | None:
-        request, consumed = await self._request(task)
+    async def _decide(self, step: int) -> tuple[dict[str, Any], bool, Any] | None:
+        request, consumed, task = await self._request()
         self.rt.bus.publish("thinking", task.id, turn_id=self.claim.turn_id, step=step)
 
         async def on_token(text: str) -> None:
@@ -142,14 +162,16 @@ class TurnRunner:
             return None
         self.rt.bus.publish("step_committed", task.id, turn_id=self.claim.turn_id, step=step,
                             content=decision.get("content"), tool_calls=decision.get("tool_calls"))
-        return decision, finish
+        return decision, finish, task
 
-    async def _request(self, task: Any) -> tuple[ModelRequest, list[str]]:
-        tools = self.rt.tools_for(task)
+    async def _request(self) -> tuple[ModelRequest, list[str], Any]:
         async with self.rt.db.read() as conn:
-            history = await context.history(conn, task.id)
+            [task] = await fetch(conn, TASK, {"task_id": self.claim.task_id})
+            history = await self.history.refresh(conn)
             pending = await self.ledger.pending_inbox(conn, task.id)
             extra, hints = await self.rt.context_extras(conn, task)
+            hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
+        tools = self.rt.tools_for(task)
         messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt(task.kind, tools)}]
         messages.extend(history)
         messages.append({"role": "system", "content": context.dynamic_tail(task, extra)})
@@ -158,7 +180,7 @@ class TurnRunner:
                      language=task.language, new_messages=[m.text for m in pending])
         request = ModelRequest(messages=messages, tools=[t.schema() for t in tools],
                                purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints)
-        return request, [m.id for m in pending]
+        return request, [m.id for m in pending], task
 
     async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any]) -> str:
         planned = decision.get("tool_calls") or []

@@ -1,24 +1,30 @@
-"""The async engine: SQLite tuned for a durable ledger, or any SQLAlchemy async URL.
+"""The database: SQLite tuned for a durable ledger, or any SQLAlchemy async URL.
 
-SQLite: WAL, synchronous=FULL, busy_timeout, foreign_keys; the driver's own transaction handling is
-off and every write transaction opens with BEGIN IMMEDIATE (reads with a deferred BEGIN), because
-pysqlite's implicit transactions silently lose updates under concurrency.
+SQLite: WAL, synchronous=FULL, foreign_keys; the driver's own transaction handling is off and every
+write transaction opens with BEGIN IMMEDIATE (reads with a deferred BEGIN), because pysqlite's
+implicit transactions silently lose updates under concurrency. Lock waits are cooperative (the loop
+keeps running) and bounded by BUSY_TIMEOUT_MS.
 """
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
-from sqlalchemy import event, text
+from sqlalchemy import Connection, Engine, event, text
+from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..errors import LomoError
 
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = 30_000  # the longest wait for the write lock (cooperative: the loop keeps running)
+READ_BUSY_MS = 5_000  # SQLite's own wait, for the rare reader that must wait (WAL recovery after a crash)
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -30,46 +36,17 @@ def _sqlite_path(url: str) -> Path | None:
 
 
 def create_engine(url: str) -> AsyncEngine:
-    """Open an engine for URL (SQLite gets the ledger pragmas and BEGIN IMMEDIATE writes)."""
+    """An async engine for a non-SQLite URL (PostgreSQL: asyncpg)."""
     try:
         parsed = make_url(url)
     except Exception as exc:  # noqa: BLE001 — any parse failure is a usage problem
         raise LomoError(f"database URL {url!r} is not a SQLAlchemy URL ({exc})") from None
-    if parsed.drivername == "sqlite":
-        parsed = parsed.set(drivername="sqlite+aiosqlite")
     if parsed.drivername.startswith("postgresql") and "+" not in parsed.drivername:
         parsed = parsed.set(drivername="postgresql+asyncpg")
-    path = _sqlite_path(str(parsed))
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LomoError(f"cannot create the database folder {path.parent}: {exc.strerror}") from None
-    if parsed.drivername.startswith("sqlite"):
-        engine = create_async_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-        _tune_sqlite(engine)
-    else:
-        engine = create_async_engine(parsed, pool_pre_ping=True)
-    return engine
-
-
-def _tune_sqlite(engine: AsyncEngine) -> None:
-    sync_engine = engine.sync_engine
-
-    @event.listens_for(sync_engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=FULL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    @event.listens_for(sync_engine, "begin")
-    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-        mode = "DEFERRED" if conn.get_execution_options().get("lomo_read") else "IMMEDIATE"
-        conn.exec_driver_sql(f"BEGIN {mode}")
+    try:
+        return create_async_engine(parsed, pool_pre_ping=True)
+    except Exception as exc:  # noqa: BLE001 — a missing driver, say
+        raise LomoError(f"cannot use the database URL ({exc})") from None
 
 
 def explain_db_error(exc: BaseException, url: str) -> LomoError:
@@ -92,39 +69,203 @@ def _where(url: str) -> str:
     return str(path) if path else make_url(url).render_as_string(hide_password=True)
 
 
+class LoopConnection:
+    """An async face on a synchronous SQLite connection that runs on the event loop's own thread.
+
+    SQLite answers in microseconds, so a statement costs less than a hop to a driver thread would.
+    Waiting for another writer never blocks the loop: BEGIN IMMEDIATE is retried cooperatively.
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self.sync = conn
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        return self.sync.execute(statement, parameters)
+
+    async def exec_driver_sql(self, statement: str, parameters: Any = None) -> Any:
+        return self.sync.exec_driver_sql(statement, parameters)
+
+    async def run_sync(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return fn(self.sync, *args)
+
+
 class Database:
-    """Engine plus the two doors into it: `write()` (BEGIN IMMEDIATE) and `read()` (snapshot)."""
+    """The two doors into the database: `write()` (BEGIN IMMEDIATE) and `read()` (a snapshot).
+
+    SQLite runs through the standard sqlite3 driver on the loop thread (see LoopConnection); any
+    other URL runs through SQLAlchemy's async engine (asyncpg for PostgreSQL).
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine = create_engine(url)
-        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        self.sqlite_path = _sqlite_path(url) if _is_sqlite(url) else None
+        self.is_sqlite = _is_sqlite(url)
+        if self.is_sqlite:
+            self.sync_engine = _sqlite_engine(url)
+            self.engine: Any = self.sync_engine
+        else:
+            self.engine = create_engine(url)
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self.engine.begin() as conn:
-                yield conn
-        except (OperationalError, DBAPIError) as exc:
-            if isinstance(exc, DBAPIError) and not isinstance(exc, OperationalError) and not self.is_sqlite:
-                raise
-            raise explain_db_error(exc, self.url) from exc
-
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self.engine.connect() as conn:
-                conn = await conn.execution_options(lomo_read=True)
-                async with conn.begin():
+    async def write(self) -> AsyncIterator[Any]:
+        if not self.is_sqlite:
+            try:
+                async with self.engine.begin() as conn:
                     yield conn
+            except (OperationalError, DBAPIError) as exc:
+                raise explain_db_error(exc, self.url) from exc
+            return
+        async with self._sqlite("BEGIN IMMEDIATE") as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Any]:
+        if not self.is_sqlite:
+            try:
+                async with self.engine.connect() as conn:
+                    async with conn.begin():
+                        yield conn
+            except OperationalError as exc:
+                raise explain_db_error(exc, self.url) from exc
+            return
+        async with self._sqlite("BEGIN") as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _sqlite(self, begin: str) -> AsyncIterator[LoopConnection]:
+        try:
+            conn = self.sync_engine.connect()
         except OperationalError as exc:
             raise explain_db_error(exc, self.url) from exc
+        try:
+            await _begin(conn, begin, self.url)
+            try:
+                yield LoopConnection(conn)
+            except BaseException:
+                conn.rollback()
+                raise
+            try:
+                conn.commit()
+            except OperationalError as exc:
+                conn.rollback()
+                raise explain_db_error(exc, self.url) from exc
+        except OperationalError as exc:
+            raise explain_db_error(exc, self.url) from exc
+        finally:
+            conn.close()
 
     async def close(self) -> None:
-        await self.engine.dispose()
+        if self.is_sqlite:
+            self.sync_engine.dispose()
+        else:
+            await self.engine.dispose()
 
     async def integrity_ok(self) -> bool:
         if not self.is_sqlite:
             return True
         async with self.read() as conn:
             return (await conn.execute(text("PRAGMA integrity_check"))).scalar() == "ok"
+
+
+async def _begin(conn: Connection, statement: str, url: str) -> None:
+    """BEGIN, waiting cooperatively (never blocking the loop) while another writer holds the lock.
+
+    Only the write lock is waited for this way (busy_timeout 0 around BEGIN IMMEDIATE); the rare
+    short waits of readers (WAL recovery after a crash) use SQLite's own busy handler."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.0005
+    raw = conn.connection.driver_connection
+    immediate = statement != "BEGIN"
+    while True:
+        try:
+            if immediate:
+                raw.execute("PRAGMA busy_timeout=0")
+            try:
+                conn.exec_driver_sql(statement)
+            finally:
+                if immediate:
+                    raw.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+            return
+        except OperationalError as exc:
+            conn.rollback()
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise explain_db_error(exc, url) from exc
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.02)
+
+
+def _is_sqlite(url: str) -> bool:
+    try:
+        return make_url(url).drivername.startswith("sqlite")
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _sqlite_engine(url: str) -> Engine:
+    """A synchronous pysqlite engine for URL (whatever async driver it names), tuned for the ledger."""
+    parsed = make_url(url).set(drivername="sqlite+pysqlite")
+    path = _sqlite_path(str(parsed))
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LomoError(f"cannot create the database folder {path.parent}: {exc.strerror}") from None
+    engine = sa_create_engine(parsed, poolclass=QueuePool, pool_size=8, max_overflow=-1,
+                              connect_args={"timeout": 0, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None  # we say BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return engine
+
+
+_TEXT_CACHE: dict[str, Any] = {}
+
+
+async def run(conn: Any, sql: str, params: dict[str, Any]) -> int:
+    """Execute one plain SQL statement with :named parameters; return the affected row count.
+
+    The ledger's hot path uses this: on SQLite it goes straight to the sqlite3 cursor (no statement
+    building, no thread hop); elsewhere through SQLAlchemy's `text()` (compiled once, cached). JSON
+    values must be passed already serialised.
+    """
+    if isinstance(conn, LoopConnection):
+        return conn.sync.connection.driver_connection.execute(sql, params).rowcount
+    statement = _TEXT_CACHE.get(sql)
+    if statement is None:
+        statement = _TEXT_CACHE[sql] = text(sql)
+    return (await conn.execute(statement, params)).rowcount
+
+
+class Record(dict):  # type: ignore[type-arg]
+    """A row as a dict that also answers attribute access (row.title), like SQLAlchemy's Row."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+async def fetch(conn: Any, sql: str, params: dict[str, Any]) -> list[Record]:
+    """Rows of one plain SQL query with :named parameters (the hot path's reads; see `run`).
+    JSON columns come back as text."""
+    if isinstance(conn, LoopConnection):
+        cursor = conn.sync.connection.driver_connection.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [Record(zip(names, row)) for row in cursor.fetchall()]
+    statement = _TEXT_CACHE.get(sql)
+    if statement is None:
+        statement = _TEXT_CACHE[sql] = text(sql)
+    return [Record(row._mapping) for row in await conn.execute(statement, params)]

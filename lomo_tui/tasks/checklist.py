@@ -5,6 +5,7 @@ Revising a plan keeps each surviving step's id (and so its artifact links); drop
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..runtime.ids import new_id
 from ..store import schema as s
+from ..store.engine import fetch
 
 OPEN = ("pending", "active")
 CLOSED = ("done", "skipped")
@@ -37,19 +39,20 @@ class Item:
                 "evidence": self.evidence, "artifacts": list(self.artifacts)}
 
 
+ITEMS = "SELECT * FROM checklist WHERE task_id = :task_id ORDER BY position"
+
+
 async def items(conn: AsyncConnection, task_id: str, *, include_removed: bool = False) -> list[Item]:
-    query = select(s.checklist).where(s.checklist.c.task_id == task_id).order_by(s.checklist.c.position)
-    if not include_removed:
-        query = query.where(s.checklist.c.state != "removed")
-    rows = (await conn.execute(query)).all()
+    rows = [r for r in await fetch(conn, ITEMS, {"task_id": task_id}) if include_removed or r.state != "removed"]
     links: dict[str, list[str]] = {}
     if rows:
         for link in (await conn.execute(select(s.checklist_links.c.item_id, s.objects.c.path).join(
                 s.objects, s.objects.c.id == s.checklist_links.c.object_id).where(
                 s.checklist_links.c.item_id.in_([r.id for r in rows])))).all():
             links.setdefault(link.item_id, []).append(link.path)
-    return [Item(r.id, r.position, r.title, r.state, bool(r.needs_confirmation), r.tool, r.args, r.evidence,
-                 tuple(links.get(r.id, ()))) for r in rows]
+    return [Item(r.id, r.position, r.title, r.state, bool(r.needs_confirmation), r.tool,
+                 json.loads(r.args) if isinstance(r.args, str) else r.args, r.evidence, tuple(links.get(r.id, ())))
+            for r in rows]
 
 
 async def revise(conn: AsyncConnection, task_id: str, steps: list[dict[str, Any]]) -> list[Item]:

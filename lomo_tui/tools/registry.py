@@ -43,6 +43,7 @@ class ToolContext:
 
 
 ToolFn = Callable[..., Awaitable[Any]]
+_SCHEMAS: dict[str, tuple["Tool", dict[str, Any]]] = {}
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,12 @@ class Tool:
     ends_turn: bool = False  # a step made only of such calls completes the turn without another inference
 
     def schema(self) -> dict[str, Any]:
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": self.parameters}}
+        """The OpenAI function schema (built once: the stable prompt prefix stays byte-identical)."""
+        cached = _SCHEMAS.get(self.name)
+        if cached is None or cached[0] is not self:
+            cached = _SCHEMAS[self.name] = (self, {"type": "function", "function": {
+                "name": self.name, "description": self.description, "parameters": self.parameters}})
+        return cached[1]
 
 
 @dataclass

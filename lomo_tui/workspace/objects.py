@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..runtime.ids import new_id
 from ..store import schema as s
-from ..store.engine import Database
+from ..store.engine import Database, fetch
 from .errors import WorkspaceError
 from .files import apply_edits, atomic_write, content_hash, is_text, kind_for, read_text_limited
 from .paths import is_ignored, relative_name, resolve_in_workspace
@@ -307,26 +307,26 @@ class Workspace:
 
     async def task_views(self, conn: AsyncConnection, task_id: str, limit: int = 8) -> dict[str, list[str]]:
         """What a planner needs to see of the workspace: this task's outputs, recent images, flows."""
-        outputs = (await conn.execute(select(s.objects.c.path).join(
-            s.task_objects, s.task_objects.c.object_id == s.objects.c.id).where(
-            s.task_objects.c.task_id == task_id, s.task_objects.c.role == "output",
-            s.objects.c.deleted.is_(False)).order_by(s.objects.c.updated_at.desc()).limit(limit))).scalars().all()
-        images = (await conn.execute(select(s.objects.c.path).where(
-            s.objects.c.kind == "image", s.objects.c.deleted.is_(False)).order_by(
-            s.objects.c.updated_at.desc()).limit(limit))).scalars().all()
-        flows = (await conn.execute(select(s.objects.c.path).where(
-            s.objects.c.kind == "flow", s.objects.c.deleted.is_(False)).order_by(
-            s.objects.c.updated_at.desc()).limit(limit))).scalars().all()
-        return {"artifacts": list(outputs), "recent_images": list(images), "flow_files": list(flows)}
+        outputs = [r.path for r in await fetch(conn, TASK_OUTPUTS, {"task_id": task_id, "false": False,
+                                                                     "limit": limit})]
+        recent = await fetch(conn, RECENT_MEDIA, {"false": False, "limit": 4 * limit})
+        return {"artifacts": list(outputs),
+                "recent_images": [r.path for r in recent if r.kind == "image"][:limit],
+                "flow_files": [r.path for r in recent if r.kind == "flow"][:limit]}
 
     async def open_notices(self, conn: AsyncConnection, task_id: str) -> list[str]:
-        rows = (await conn.execute(select(s.notices.c.summary).where(
-            s.notices.c.task_id == task_id, s.notices.c.status == "open").order_by(s.notices.c.id))).scalars()
-        return list(rows)
+        return [r.summary for r in await fetch(conn, OPEN_NOTICES, {"task_id": task_id})]
 
     async def count(self) -> int:
         async with self.db.read() as conn:
             return (await conn.execute(select(func.count()).select_from(s.objects))).scalar() or 0
+
+
+TASK_OUTPUTS = ("SELECT o.path FROM objects o JOIN task_objects t ON t.object_id = o.id WHERE t.task_id = :task_id "
+                "AND t.role = 'output' AND o.deleted = :false ORDER BY o.updated_at DESC LIMIT :limit")
+RECENT_MEDIA = ("SELECT path, kind FROM objects WHERE kind IN ('image', 'flow') AND deleted = :false "
+                "ORDER BY updated_at DESC LIMIT :limit")
+OPEN_NOTICES = "SELECT summary FROM notices WHERE task_id = :task_id AND status = 'open' ORDER BY id"
 
 
 def describe_change(old: str, new: str) -> str:
