@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import time
 import os
 import signal
 import sqlite3
@@ -192,3 +193,11 @@ async def test_completion_after_stop_settles_the_job_but_never_revives_the_task(
 
 async def _is(coro, value) -> bool:  # noqa: ANN001
     return (await coro) == value
+
+
+def test_config_chooses_the_litellm_studio_and_its_deadline(lomo: LomoEnv) -> None:
+    settings = lomo.settings()
+    settings.file = {"studio": {"provider": "litellm", "image_model": "openai/gpt-image-1", "deadline_seconds": 900}}
+    rt = Runtime(settings)
+    assert (rt.studio.provider.name, rt.studio.provider.local) == ("litellm", False)
+    assert 899 < rt.studio.deadline("image", {}, 5.0) - time.time() <= 900

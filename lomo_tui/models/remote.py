@@ -70,7 +70,7 @@ class _Failure:
 
 
 @dataclass(frozen=True)
-class _Endpoint:
+class Endpoint:
     """Where one call goes and how hard to try; shared by completions and embeddings."""
 
     model: str
@@ -120,7 +120,7 @@ class _Endpoint:
         """Turn a litellm/httpx exception into a one-line, key-free explanation."""
         lt = preload()
         status = getattr(exc, "status_code", None)
-        if _caused_by(exc, _timeout_kinds()):
+        if caused_by(exc, timeout_kinds()):
             return _Failure(f"{self.model} did not answer within {self.timeout:g}s — try again, "
                             "or raise the model timeout in config.toml", True, timeout=True)
         if isinstance(exc, lt.AuthenticationError) or status == 401:
@@ -134,7 +134,7 @@ class _Endpoint:
         if isinstance(exc, lt.ContentPolicyViolationError):
             return _Failure(f"The provider refused the content on policy grounds — rephrase the request: "
                             f"{self.detail(exc)}", False)
-        if _caused_by(exc, _connection_kinds()):  # litellm may report these as a 500
+        if caused_by(exc, connection_kinds()):  # litellm may report these as a 500
             where = self.api_base or "the provider"
             return _Failure(f"Could not reach {where} for {self.model} — check the network, api_base, "
                             f"or that the server is running: {self.detail(exc)}", True)
@@ -171,7 +171,7 @@ class _Endpoint:
         return f"{provider.upper()}_API_KEY"
 
 
-def _caused_by(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:
+def caused_by(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:
     """Whether `exc` or anything in its cause/context chain is one of `kinds`."""
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -183,14 +183,14 @@ def _caused_by(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> bo
     return False
 
 
-def _timeout_kinds() -> tuple[type[BaseException], ...]:
+def timeout_kinds() -> tuple[type[BaseException], ...]:
     import httpx
     import openai  # both already imported by litellm; litellm.Timeout is an APITimeoutError
 
     return (openai.APITimeoutError, httpx.TimeoutException, TimeoutError)
 
 
-def _connection_kinds() -> tuple[type[BaseException], ...]:
+def connection_kinds() -> tuple[type[BaseException], ...]:
     import httpx
     import openai
 
@@ -310,7 +310,7 @@ class LiteLLMModel:
                  backoff_base: float = 0.5, backoff_cap: float = 30.0) -> None:
         self.name = name
         self.extra = _checked_extra(extra)
-        self._endpoint = _Endpoint(name, api_base, api_key, timeout, max(1, max_attempts),
+        self._endpoint = Endpoint(name, api_base, api_key, timeout, max(1, max_attempts),
                                    backoff_base, backoff_cap)
 
     def __repr__(self) -> str:
@@ -337,7 +337,7 @@ class LiteLLMModel:
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 
-    async def _stream(self, endpoint: _Endpoint, kwargs: dict[str, Any], on_token: TokenSink) -> Any:
+    async def _stream(self, endpoint: Endpoint, kwargs: dict[str, Any], on_token: TokenSink) -> Any:
         """Stream one completion, forwarding content deltas; return litellm's assembled response."""
         lt = preload()
         kwargs = {**kwargs, "stream": True}
@@ -396,7 +396,7 @@ async def embed(texts: list[str], model: str, *, api_base: str | None = None, ap
     if not texts:
         return []
     lt = await _load()
-    endpoint = _Endpoint(model, api_base, api_key, timeout, max(1, max_attempts), backoff_base, backoff_cap)
+    endpoint = Endpoint(model, api_base, api_key, timeout, max(1, max_attempts), backoff_base, backoff_cap)
     kwargs = {**_checked_extra(extra), **endpoint.kwargs(), "input": list(texts)}
     response = await endpoint.call(lambda: lt.aembedding(**kwargs))
     items = sorted(response.data, key=lambda item: _field(item, "index", 0))

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
 
-from ..models.remote import _caused_by, _connection_kinds, _Endpoint, _timeout_kinds, is_loaded, preload
+from ..models.remote import caused_by, connection_kinds, Endpoint, timeout_kinds, is_loaded, preload
 from ..workspace.files import atomic_write
 from .providers import STATUS_RANK, TERMINAL, EventSink, JobEvent, ProviderError
 
@@ -420,17 +420,17 @@ class LiteLLMStudio:
                  video: str | None) -> StudioCallError:
         import httpx
 
-        endpoint = _Endpoint(model, self.api_base, self.api_key, self.timeout, 1, 0.5, 30.0)
+        endpoint = Endpoint(model, self.api_base, self.api_key, self.timeout, 1, 0.5, 30.0)
         status = getattr(exc, "status_code", None)
         status = status if isinstance(status, int) else None
         where = self.api_base or "the provider"
-        if _caused_by(exc, _timeout_kinds()):
+        if caused_by(exc, timeout_kinds()):
             if submitting:
                 return StudioCallError(f"{model} did not answer within {self.timeout:g}s while {action}: it may "
                                        "have been accepted, so it is not ordered again", unknown=True)
             return StudioCallError(f"{model} did not answer within {self.timeout:g}s while {action}", retryable=True)
-        if _caused_by(exc, _connection_kinds()):
-            if _caused_by(exc, (httpx.ConnectError,)):  # the request never left: nothing was ordered
+        if caused_by(exc, connection_kinds()):
+            if caused_by(exc, (httpx.ConnectError,)):  # the request never left: nothing was ordered
                 return StudioCallError(f"could not reach {where} for {model} while {action} — check the network, "
                                        f"api_base, or that the server is running", retryable=True)
             if submitting:

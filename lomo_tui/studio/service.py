@@ -50,6 +50,12 @@ class Studio:
         self.rt = runtime
         settings = runtime.settings
         spool = settings.workspace / ".lomo" / "studio"
+        section = settings.section("studio")
+        self.deadline_seconds = section.get("deadline_seconds")
+        if provider is None and section.get("provider") == "litellm":
+            from .remote import LiteLLMStudio
+
+            provider = LiteLLMStudio.from_settings(settings)
         self.provider: Provider = provider or EmbeddedStudio(spool, time_scale=settings.time_scale,
                                                              faults=settings.studio_faults)
         self.provider.subscribe(self.on_event)
@@ -97,7 +103,11 @@ class Studio:
                 s.jobs.c.workspace == self.workspace_key, s.jobs.c.idempotency_key == key))).first()
 
     def deadline(self, kind: str, params: dict[str, Any], expected: float) -> float:
-        scale = self.rt.settings.time_scale
+        """When an unresolved job is given up and refunded: `[studio] deadline_seconds` for real providers,
+        else a multiple of the embedded studio's expected latency."""
+        if self.deadline_seconds:
+            return time.time() + float(self.deadline_seconds)
+        scale = self.rt.settings.time_scale if self.provider.local else 1.0
         return time.time() + max(MIN_DEADLINE * scale, DEADLINE_FACTOR * expected * scale, 1.0)
 
     async def submit(self, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any], amount: float,
