@@ -32,6 +32,7 @@ from .providers import STATUS_RANK, TERMINAL, EventSink, JobEvent, ProviderError
 
 log = logging.getLogger("lomo.studio")
 
+SERVICE_KEYS = frozenset({"provider", "deadline_seconds"})  # read by the generation service, not here
 CONFIG_KEYS = frozenset({"image_model", "video_model", "speech_model", "voice", "api_base", "api_key", "timeout",
                          "poll_seconds", "image_sizes", "video_sizes", "video_durations", "audio_format"})
 NO_3D = "no 3D endpoint through litellm; use the embedded studio for 3D"
@@ -155,7 +156,7 @@ class LiteLLMStudio:
     @classmethod
     def from_settings(cls, settings: Any) -> "LiteLLMStudio":
         """From the `[studio]` section of config.toml (its `provider` key chooses this class)."""
-        section = {k: v for k, v in settings.section("studio").items() if k != "provider"}
+        section = {k: v for k, v in settings.section("studio").items() if k not in SERVICE_KEYS}
         return cls(section, settings.workspace / ".lomo" / "studio")
 
     def __repr__(self) -> str:
