@@ -49,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     task = add("task", "create or control tasks")
     task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
     for name, help in (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
-                       ("resume", "resume a paused task"), ("list", "list tasks")):
+                       ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
+                       ("archive", "archive a task"), ("unarchive", "bring an archived task back"),
+                       ("list", "list tasks")):
         p = task_sub.add_parser(name, help=help)
         _global(p)
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")

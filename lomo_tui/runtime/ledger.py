@@ -23,6 +23,7 @@ from .ids import call_key, new_id
 
 ACTIVE_TURN = ("queued", "running", "waiting")
 TERMINAL_TASK = ("done", "failed", "stopped")
+PROMOTE_AFTER_REVISIONS = 2  # a one-shot revised this often becomes a persistent task (A2)
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,14 @@ class Ledger:
         await conn.execute(insert(s.inbox).values(id=msg_id, task_id=task_id, text=text, source=source,
                                                   status="pending", sent_at=now(), origin=origin))
         await self.event(conn, "message_delivered", task_id, message_id=msg_id, source=source)
-        if task.status in ("failed", "done", "idle"):
+        if task.kind == "lightweight" and task.source_inbox and task.source_inbox != msg_id:
+            revisions = task.revisions + 1
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(revisions=revisions))
+            if revisions >= PROMOTE_AFTER_REVISIONS:
+                await self.promote(conn, task_id, f"revised {revisions} times")
+        elif task.source_inbox is None:
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(source_inbox=msg_id))
+        if task.status in ("failed", "done", "idle", "blocked"):
             await self.set_task_status(conn, task_id, "active")
         turn_id = await self.ensure_turn(conn, task_id)
         return msg_id, turn_id
@@ -381,9 +389,18 @@ class Ledger:
             await self.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                              reason=verdict.reason)
 
+    async def promote(self, conn: AsyncConnection, task_id: str, reason: str) -> bool:
+        """A lightweight task becomes persistent (A2), keeping its id, messages, artifacts and ledger."""
+        result = await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id, s.tasks.c.kind == "lightweight")
+                                    .values(kind="persistent", updated_at=now()))
+        if result.rowcount:
+            await self.event(conn, "task_promoted", task_id, reason=reason)
+        return bool(result.rowcount)
+
     # ---- control (stop / pause / resume) --------------------------------------------------------
     async def control(self, task_id: str, action: str, reason: str = "") -> None:
-        """Stop, pause or resume a task through state + epoch (C4): a running worker is fenced out."""
+        """Stop, pause, resume, archive or promote a task. Stop and pause go through state + epoch (C4):
+        a running worker is fenced out."""
         async with self.db.write() as conn:
             task = await self.task_row(conn, task_id)
             active = (await conn.execute(select(s.turns).where(
@@ -400,6 +417,16 @@ class Ledger:
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                     status="stopped" if action == "stop" else "paused", status_reason=reason or action,
                     epoch=task.epoch + 1, updated_at=t))
+            elif action in ("archive", "unarchive"):
+                if action == "archive" and active is not None:
+                    raise LomoError(f"task {task_id} is still working; stop or pause it before archiving")
+                await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+                    archived=action == "archive", updated_at=t))
+            elif action == "promote":
+                if task.kind != "lightweight":
+                    raise LomoError(f"task {task_id} is already {task.kind}")
+                await self.promote(conn, task_id, "asked by the creator")
+                return
             elif action == "resume":
                 if task.status not in ("paused", "failed"):
                     return

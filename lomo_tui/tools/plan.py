@@ -41,12 +41,14 @@ def register(reg: Registry) -> None:
     @tool(reg, "update_plan", "Write or revise the task's brief and checklist. Keep a step's id to keep its "
           "artifacts; paid steps should name their tool and args so the plan can be quoted.",
           obj({"brief": STR, "steps": {"type": "array", "items": STEP}}, []),
-          side_effect="write", idempotent=True, kinds=("persistent",))
+          side_effect="write", idempotent=True)
     async def update_plan(ctx: ToolContext, brief: str | None = None, steps: list[dict[str, Any]] | None = None
                           ) -> dict[str, Any]:
         rt = ctx.runtime
         async with rt.ledger.fenced(ctx.claim) as conn:
             task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
+            if task.kind == "lightweight" and steps:  # a one-shot that grew into multi-step work (A2)
+                await rt.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
             if brief is not None:
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == ctx.task_id).values(brief=brief))
             result: dict[str, Any] = {}
