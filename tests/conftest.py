@@ -138,3 +138,60 @@ def kill_on_exit():
 
 def have(tool: str) -> bool:
     return shutil.which(tool) is not None
+
+
+# ---- PostgreSQL: a real server started for the session (scale-out path) ------------------------------
+
+
+def _pg_bin(name: str) -> str:
+    found = shutil.which(name) or next((str(p / name) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+                                        if (p / name).exists()), None)
+    if found is None:
+        raise RuntimeError(f"PostgreSQL's {name} is not installed (apt-get install postgresql)")
+    return found
+
+
+def _as_postgres(*argv: str) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else list(argv)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL cluster on a free loopback port; yields a URL factory per database."""
+    import socket
+
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="lomo-pg-"))  # outside pytest's 0700 tree: the server runs as postgres
+    data, sockets = root / "data", root / "sock"
+    sockets.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    subprocess.run(_as_postgres(_pg_bin("initdb"), "-D", str(data), "-A", "trust", "-U", "lomo", "-E", "UTF8"),
+                   check=True, capture_output=True, timeout=120)
+    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    subprocess.run(_as_postgres(_pg_bin("pg_ctl"), "-D", str(data), "-o", options, "-w", "-l", str(root / "log"),
+                                "start"), check=True, capture_output=True, timeout=120)
+    counter = iter(range(10_000))
+
+    def new_database() -> str:
+        name = f"lomo_{next(counter)}"
+        subprocess.run(_as_postgres(_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "lomo", name),
+                       check=True, capture_output=True, timeout=60)
+        return f"postgresql+asyncpg://lomo@127.0.0.1:{port}/{name}"
+
+    yield new_database
+    subprocess.run(_as_postgres(_pg_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop"),
+                   capture_output=True, timeout=60)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_lomo(lomo: LomoEnv, postgres_server) -> LomoEnv:
+    """A LomoEnv whose database is a fresh PostgreSQL database."""
+    lomo.db_url = postgres_server()
+    return lomo
