@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from .. import __version__
 from ..errors import LomoError
 
-COMMANDS = ("worker", "inspect", "task", "gates", "approve", "reject", "withdraw")
+COMMANDS = ("worker", "inspect", "task", "gates", "approve", "reject", "send", "withdraw")
 
 
 def _global(parser: argparse.ArgumentParser, top: bool = False) -> None:
@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("gate_id")
         if name == "approve":
             p.add_argument("--option", type=int, default=None, help="which option (1-based)")
+    p = add("send", "deliver a message (to Main, or --task) for a running TUI or worker to pick up")
+    p.add_argument("message")
+    p.add_argument("--task", metavar="TASK_ID", default=argparse.SUPPRESS)
     p = add("withdraw", "withdraw (or replace) a message not yet read by its task")
     p.add_argument("message_id")
     p.add_argument("--replace", metavar="TEXT", default=None)
@@ -114,7 +117,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
         return run_app(settings)
     handler = {"worker": worker, "inspect": inspect, "task": task_command, "gates": gates, "approve": resolve,
-               "reject": resolve, "withdraw": withdraw}[args.command]
+               "reject": resolve, "send": send, "withdraw": withdraw}[args.command]
     return asyncio.run(handler(settings, args))
 
 
@@ -241,6 +244,17 @@ async def resolve(settings: Any, args: argparse.Namespace) -> int:
         await runtime.close()
     word = "approved" if approve else "rejected"
     print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else f"{word}: {gate.id} — {gate.question}")
+    return 0
+
+
+async def send(settings: Any, args: argparse.Namespace) -> int:
+    runtime = _runtime(settings)
+    try:
+        await runtime.open()
+        message_id, _ = await runtime.send(args.message, getattr(args, "task", None))
+    finally:
+        await runtime.close()
+    print(json.dumps({"id": message_id}) if getattr(args, "json", False) else message_id)
     return 0
 
 
