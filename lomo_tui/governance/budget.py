@@ -9,14 +9,16 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 AUTONOMY = ("ask", "plan", "auto")
 

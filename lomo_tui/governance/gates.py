@@ -6,16 +6,18 @@ recorded with who did it and how; resolving again (or after the other answer) ch
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..errors import LomoError, UnknownId
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import Database
 from .budget import grant
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 KINDS = ("clarify", "plan", "spend", "irreversible", "question")
 

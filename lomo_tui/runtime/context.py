@@ -6,15 +6,17 @@ across steps and provider prompt caches can hit it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..store import schema as s
 from ..store.engine import fetch
 from ..tools.registry import Tool
 from .ids import call_key
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 SYSTEM = {
     "main": (

@@ -10,16 +10,18 @@ import json
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 
 from sqlalchemy import bindparam, func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..errors import LomoError, StaleWrite, UnknownId
 from ..store import schema as s
 from ..store.engine import Database, fetch, run
 from ..tasks import stopcheck
 from .ids import call_key, new_id
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 ACTIVE_TURN = ("queued", "running", "waiting")
 TERMINAL_TASK = ("done", "failed", "stopped")

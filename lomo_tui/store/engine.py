@@ -12,16 +12,18 @@ import sqlite3
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..errors import LomoError
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 BUSY_TIMEOUT_MS = 30_000  # the longest wait for the write lock (cooperative: the loop keeps running)
 READ_BUSY_MS = 5_000  # SQLite's own wait, for the rare reader that must wait (WAL recovery after a crash)
@@ -36,7 +38,10 @@ def _sqlite_path(url: str) -> Path | None:
 
 
 def create_engine(url: str) -> AsyncEngine:
-    """An async engine for a non-SQLite URL (PostgreSQL: asyncpg)."""
+    """An async engine for a non-SQLite URL (PostgreSQL: asyncpg). Imported on demand: SQLite never pays
+    for SQLAlchemy's asyncio layer."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
     try:
         parsed = make_url(url)
     except Exception as exc:  # noqa: BLE001 — any parse failure is a usage problem

@@ -19,7 +19,6 @@ from typing import Any
 
 from .prices import simulated_latency
 from .providers import EventSink, JobEvent, ProviderError
-from .render import render_audio, render_clip, render_image, render_mesh
 
 log = logging.getLogger("lomo.studio")
 FAULTS = frozenset({"duplicate", "out_of_order", "lose_final", "submit_unknown", "never_resolve"})
@@ -154,6 +153,8 @@ class EmbeddedStudio:
 
     @staticmethod
     def _render(kind: str, params: dict[str, Any], seed: int) -> tuple[bytes, str]:
+        from .render import render_audio, render_clip, render_image, render_mesh  # Pillow: only when rendering
+
         prompt = str(params.get("prompt", ""))
         inputs = [Path(p) for p in params.get("input_files", [])]
         if kind == "image":

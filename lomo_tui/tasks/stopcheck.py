@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..governance.gates import open_gate
 from ..store import schema as s
 from . import checklist
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 NO_PROGRESS_LIMIT = 3
 

@@ -14,10 +14,9 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..runtime.ids import new_id
 from ..store import schema as s
@@ -25,6 +24,9 @@ from ..store.engine import Database, fetch
 from .errors import WorkspaceError
 from .files import apply_edits, atomic_write, content_hash, is_text, kind_for, read_text_limited
 from .paths import is_ignored, relative_name, resolve_in_workspace
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 MAX_READ_BYTES = 2_000_000
 SNAPSHOT_BYTES = 256_000
