@@ -1,7 +1,14 @@
 """`lomo/local`: the embedded offline planner. Deterministic, no network, no litellm.
 
-It speaks the same protocol as any model: it reads the messages and tool schemas it is given and
-answers with content or tool calls. The runtime never branches on its name.
+It speaks the same protocol as any model: it reads the messages, tool schemas and hints it is given
+and answers with content or tool calls; the runtime never branches on its name. The main thread's
+policy (routing) lives in `local_router`; this module plans the work inside a task:
+
+- a persistent task's first message becomes a brief and a checklist (`update_plan`);
+- each later step runs the next open checklist items (independent generations in parallel);
+- a revision becomes a new step that regenerates from the latest result;
+- a lightweight task makes its one piece;
+- when nothing is left, it reports what was made, in the creator's language.
 """
 from __future__ import annotations
 
@@ -10,15 +17,22 @@ import re
 from typing import Any
 
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
+from .local_nlu import classify, detect_language, make_brief, make_checklist, phrase
 
-FILE_RE = re.compile(r"[\w./-]+\.(?:md|txt|json|ya?ml|csv|flow\.json|png|jpg|gif|webp|gltf|obj|wav)\b")
+GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
+PARALLEL = frozenset(GENERATE.values())
 
 
 class LocalModel:
     name = "lomo/local"
 
     async def complete(self, request: ModelRequest, on_token: TokenSink | None = None) -> ModelReply:
-        reply = plan(request)
+        if request.hints.get("task_kind") == "main":
+            from .local_router import route
+
+            reply = route(request)
+        else:
+            reply = Planner(request).next()
         if on_token is not None and reply.content:
             for piece in re.findall(r"\S+\s*", reply.content):
                 result = on_token(piece)
@@ -30,45 +44,232 @@ class LocalModel:
         return reply
 
 
-def _tool_names(request: ModelRequest) -> set[str]:
-    return {t["function"]["name"] for t in request.tools}
-
-
-def _last_turn(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The latest user message and the tool results that followed it."""
-    results: list[dict[str, Any]] = []
-    for message in reversed(messages):
-        if message["role"] == "tool":
-            results.append(message)
-        elif message["role"] == "user":
-            return str(message.get("content") or ""), list(reversed(results))
-    return "", list(reversed(results))
-
-
-def plan(request: ModelRequest) -> ModelReply:
-    text, results = _last_turn(request.messages)
-    tools = _tool_names(request)
-    if results:
-        return ModelReply(content=_summarise(results))
-    files = FILE_RE.findall(text)
-    if files and "read_file" in tools:
-        return ModelReply(content=None, tool_calls=[ToolCall("read_file", {"path": files[0]})])
-    if text:
-        return ModelReply(content=f"Noted: {text}")
-    return ModelReply(content="Ready.")
-
-
-def _summarise(results: list[dict[str, Any]]) -> str:
-    parts = []
-    for result in results:
+def latest_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results of the most recent step's tool calls (parsed), oldest first."""
+    last_assistant = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
+    if last_assistant < 0 or not messages[last_assistant].get("tool_calls"):
+        return []
+    names = {c["id"]: c["function"]["name"] for c in messages[last_assistant]["tool_calls"]}
+    out = []
+    for message in messages[last_assistant + 1:]:
+        if message["role"] != "tool":
+            continue
         try:
-            data = json.loads(result.get("content") or "{}")
+            data = json.loads(message.get("content") or "{}")
         except json.JSONDecodeError:
-            data = {"text": result.get("content")}
-        if isinstance(data, dict) and "error" in data:
-            parts.append(f"That did not work: {data['error']}")
-        elif isinstance(data, dict) and "path" in data and "version" in data:
-            parts.append(f"{data['path']} is at version {data['version']}.")
+            data = {"text": message.get("content")}
+        out.append({"name": names.get(message.get("tool_call_id"), ""),
+                    "data": data if isinstance(data, dict) else {"value": data}})
+    return out
+
+
+def answers(messages: list[dict[str, Any]]) -> list[str]:
+    """The creator's answers to ask_user, oldest first."""
+    out = []
+    for message in messages:
+        if message["role"] == "tool" and '"answer"' in (message.get("content") or ""):
+            try:
+                answer = json.loads(message["content"]).get("answer")
+            except (json.JSONDecodeError, AttributeError):
+                continue
+            if answer:
+                out.append(str(answer))
+    return out
+
+
+class Planner:
+    def __init__(self, request: ModelRequest) -> None:
+        self.request = request
+        self.hints = request.hints
+        self.tools = {t["function"]["name"] for t in request.tools}
+        self.new = [m for m in self.hints.get("new_messages") or [] if m.strip()]
+        self.lang = self.hints.get("language") or (detect_language(self.new[0]) if self.new else "en")
+        self.steps: list[dict[str, Any]] = self.hints.get("checklist") or []
+        self.results = latest_results(request.messages)
+
+    def say(self, key: str, **fields: Any) -> ModelReply:
+        return ModelReply(content=phrase(key, self.lang, **fields))
+
+    def next(self) -> ModelReply:
+        errors = [r["data"]["error"] for r in self.results if "error" in r["data"]]
+        if errors and not self.new:
+            return ModelReply(content="; ".join(errors))
+        if self.new:
+            intent = classify(" ".join(self.new))
+            if intent.act in ("greeting", "thanks", "help", "question", "status") and self.steps:
+                return self.status()
+            if self.hints.get("task_kind") == "persistent" and not self.steps and "update_plan" in self.tools:
+                return self.plan(" ".join(self.new))
+            if intent.act == "revise" or (self.steps and intent.act in ("goal", "one_shot")):
+                return self.revise(" ".join(self.new), intent)
+            if self.hints.get("task_kind") == "lightweight":
+                return self.one_shot(" ".join(self.new), intent)
+        return self.advance()
+
+    # ---- first message: the plan ------------------------------------------------------------------
+    def plan(self, text: str) -> ModelReply:
+        intent = classify(text)
+        items = make_checklist(intent)
+        if not items:
+            media = intent.media if intent.media in GENERATE else "image"
+            steps = [{"title": phrase("step_image" if media == "image" else "step_video_plain", self.lang),
+                      "tool": GENERATE[media], "args": {"prompt": text}}]
         else:
-            parts.append("Done.")
-    return " ".join(parts)
+            steps = [{"title": i.title, "tool": i.tool, "args": i.args,
+                      "needs_confirmation": i.needs_confirmation and i.tool is None} for i in items]
+        brief = make_brief(text, intent)
+        return ModelReply(content=phrase("plan_ready", self.lang, title=self.hints.get("title", ""), steps=len(steps)),
+                          tool_calls=[ToolCall("update_plan", {"brief": brief, "steps": steps})])
+
+    # ---- later steps: run the checklist -------------------------------------------------------------
+    def advance(self) -> ModelReply:
+        open_steps = [s for s in self.steps if s["state"] in ("pending", "active")]
+        if not open_steps:
+            return self.done()
+        head = open_steps[0]
+        if head.get("needs_confirmation"):
+            return ModelReply(content=phrase("result_ready", self.lang, what=self.title(), path=self.made_list()))
+        calls = []
+        for step in open_steps:
+            if step.get("needs_confirmation"):
+                break
+            call = self.call_for(step)
+            if call is None:
+                break
+            calls.append(call)
+            if call.name not in PARALLEL:
+                break
+        if not calls:
+            return ModelReply(content=None, tool_calls=[ToolCall("complete_step", {
+                "step": head["id"], "evidence": "noted"})])
+        return ModelReply(content=None, tool_calls=calls)
+
+    def call_for(self, step: dict[str, Any]) -> ToolCall | None:
+        tool, args = step.get("tool"), dict(step.get("args") or {})
+        if tool is None or tool not in self.tools:
+            return None
+        if tool == "ask_user":
+            answered = [r for r in self.results if r["name"] == "ask_user" and r["data"].get("answer")]
+            if answered:
+                return ToolCall("complete_step", {"step": step["id"],
+                                                  "evidence": f"the creator chose: {answered[-1]['data']['answer']}"})
+            options = args.get("options") or self.hints.get("flow_files") or [phrase("opt_pick_file", self.lang)]
+            return ToolCall("ask_user", {"question": args.get("question", step["title"]), "options": options})
+        if tool in ("write_file", "read_flow"):
+            done = [r for r in self.results if r["name"] == tool and "error" not in r["data"]]
+            if done:
+                path = done[-1]["data"].get("path")
+                return ToolCall("complete_step", {"step": step["id"], "evidence": f"{tool} {path}",
+                                                  "artifacts": [path] if tool == "write_file" and path else []})
+        if tool == "edit_flow_nodes":
+            done = [r for r in self.results if r["name"] == tool and "error" not in r["data"]]
+            if done:
+                return ToolCall("complete_step", {"step": step["id"], "evidence": done[-1]["data"].get("notice", ""),
+                                                  "artifacts": [done[-1]["data"].get("path")]})
+            args = self.flow_edits(args)
+        resolved = self.resolve(args, step)
+        if tool in PARALLEL:
+            resolved["step"] = step["id"]
+        return ToolCall(tool, resolved)
+
+    def resolve(self, args: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
+        """Fill the checklist's placeholders ($answer, $source, $prev, $last, $version)."""
+        given = answers(self.request.messages)
+        artifacts = self.hints.get("artifacts") or []
+        position = step.get("n", 0)
+        previous = [s for s in self.steps if s.get("n", 0) < position and s.get("artifacts")]
+        values = {
+            "$answer": given[-1] if given else None,
+            "$last": artifacts[0] if artifacts else None,
+            "$prev": previous[-1]["artifacts"][0] if previous else (artifacts[0] if artifacts else None),
+            "$source": self.source(given),
+            "$version": next((r["data"].get("version") for r in reversed(self.results)
+                              if r["name"] == "read_flow"), None),
+        }
+
+        def fill(value: Any) -> Any:
+            if isinstance(value, str) and value in values:
+                return values[value]
+            if isinstance(value, list):
+                return [v for v in (fill(v) for v in value) if v is not None]
+            if isinstance(value, dict):
+                return {k: fill(v) for k, v in value.items()}
+            return value
+
+        return fill(args)
+
+    def source(self, given: list[str]) -> str | None:
+        images = self.hints.get("recent_images") or []
+        if given and given[-1] in images:
+            return given[-1]
+        return images[0] if images else None
+
+    def flow_edits(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Turn the checklist's edit descriptions into node patches against the flow just read."""
+        nodes = next((r["data"].get("nodes") for r in reversed(self.results) if r["name"] == "read_flow"), None) or []
+        patches: dict[str, Any] = {}
+        for edit in args.get("edits") or []:
+            ref = str(edit.get("node", ""))
+            node = next((n for n in nodes if n["id"] == ref), None)
+            if node is None and ref.isdigit() and 0 < int(ref) <= len(nodes):
+                node = nodes[int(ref) - 1]
+            if node is not None:
+                patches[node["id"]] = {"style": ", ".join(edit.get("style") or []) or edit.get("change", "")}
+        return dict(args, edits=patches)
+
+    # ---- revisions, one-shots, answers -----------------------------------------------------------------
+    def revise(self, text: str, intent: Any) -> ModelReply:
+        """B4: a change request becomes a new step that regenerates from the latest result."""
+        kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
+                 "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
+        media = intent.media if intent.media in GENERATE else self.last_media()
+        inputs = (self.hints.get("artifacts") or [])[:1] if media in ("image", "video") else []
+        args: dict[str, Any] = {"prompt": self.revised_prompt(text)}
+        if inputs:
+            args["inputs"] = inputs
+        revision = {"title": f"{phrase('step_revise', self.lang)}: {text[:60]}", "tool": GENERATE[media],
+                    "args": args}
+        reviews = [i for i, s in enumerate(self.steps) if s.get("needs_confirmation") and s["state"] == "pending"]
+        kept.insert(reviews[0] if reviews else len(kept), revision)  # before the creator's review
+        if self.hints.get("task_kind") == "lightweight":
+            return ModelReply(content=phrase("generating", self.lang, what=text),
+                              tool_calls=[ToolCall(GENERATE[media], args)])
+        return ModelReply(content=phrase("generating", self.lang, what=text),
+                          tool_calls=[ToolCall("update_plan", {"steps": kept})])
+
+    def one_shot(self, text: str, intent: Any) -> ModelReply:
+        media = intent.media if intent.media in GENERATE else "image"
+        args: dict[str, Any] = {"prompt": text}
+        if intent.seconds and media in ("video", "audio"):
+            args["seconds"] = intent.seconds
+        if intent.needs_source and media in ("image", "video") and self.source([]):
+            args["inputs"] = [self.source([])]
+        return ModelReply(content=phrase("generating", self.lang, what=intent.subject or text),
+                          tool_calls=[ToolCall(GENERATE[media], args)])
+
+    def revised_prompt(self, text: str) -> str:
+        base = next((s.get("args", {}).get("prompt") for s in reversed(self.steps)
+                     if isinstance(s.get("args"), dict) and s["args"].get("prompt")), "")
+        return f"{base}, {text}" if base else text
+
+    def last_media(self) -> str:
+        for step in reversed(self.steps):
+            for media, tool in GENERATE.items():
+                if step.get("tool") == tool:
+                    return media
+        return "image"
+
+    def status(self) -> ModelReply:
+        done = sum(1 for s in self.steps if s["state"] in ("done", "skipped"))
+        return ModelReply(content=f"{self.title()}: {done}/{len(self.steps)} — {self.made_list()}")
+
+    def done(self) -> ModelReply:
+        made = self.made_list()
+        text = phrase("all_done", self.lang, title=self.title())
+        return ModelReply(content=f"{text}\n{made}" if made else text)
+
+    def title(self) -> str:
+        return str(self.hints.get("title") or "")
+
+    def made_list(self) -> str:
+        return ", ".join(self.hints.get("artifacts") or [])

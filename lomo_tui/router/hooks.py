@@ -2,11 +2,16 @@
 view of the task landscape for a main-thread step (A6)."""
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import deterministic, index, memory
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+TASK_WORDS = re.compile(r"task|job|project|任务|任務|事项|项目|タスク|仕事|プロジェクト|задач|задани|проект", re.I)
 
 
 async def direct_target(conn: AsyncConnection, text: str) -> str | None:
@@ -20,7 +25,8 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str]) -> 
     hints["task_index"]: [{id, title, goal, summary, status, kind, files, language, updated_at, recency,
     retrieved, score, file_match, memory}] — recent tasks first (recency 0 = most recent), then tasks
     found by search or named in the message. hints["mentions"]: {"files": {name: [task ids]},
-    "tasks": [ids], "memory": [[task id, similarity]]}. hints["task_counts"]: {status: n}.
+    "tasks": [ids], "memory": [[task id, similarity]]}. hints["task_counts"]: {status: n}, only when
+    the message talks about tasks. hints["spent_today"]: today's charges.
     """
     text = "\n".join(pending)
     mentioned: dict[str, dict[str, Any]] = {}
@@ -42,8 +48,9 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str]) -> 
     hints: dict[str, Any] = {
         "task_index": [e.hint() for e in entries],
         "mentions": {"files": files, "tasks": named, "memory": [list(m) for m in remembered[:index.MENTIONED]]},
-        "task_counts": await index.status_counts(conn),
     }
+    if TASK_WORDS.search(text):  # "how many tasks…": counting scans the table, so only when asked
+        hints["task_counts"] = await index.status_counts(conn)
     try:
         from ..governance.budget import spent_today
 

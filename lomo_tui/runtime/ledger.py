@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 from ..errors import LomoError, StaleWrite, UnknownId
 from ..store import schema as s
 from ..store.engine import Database, fetch, run
+from ..router.index import refresh_search_text
 from ..tasks import stopcheck
 from .ids import call_key, new_id
 
@@ -128,6 +129,7 @@ class Ledger:
         task_id = task_id or new_id("task")
         if conn is not None:
             await self._insert_task(conn, task_id, kind, title, goal=goal, brief=brief, language=language)
+            await refresh_search_text(conn, task_id)
             await self.event(conn, "task_created", task_id, kind=kind, title=title)
             return task_id
         async with self.db.write() as conn:

@@ -204,6 +204,7 @@ class Runtime:
             router_extra, router_hints = await router_hooks.main_context(conn, task, pending)
             extra.extend(router_extra)
             hints.update(router_hints)
+            hints.update(daily_cap=self.budget.daily_free_cap, currency=self.budget.currency)
         else:
             steps = await checklist.items(conn, task.id)
             if steps:

@@ -105,6 +105,7 @@ class Database:
         self.url = url
         self.sqlite_path = _sqlite_path(url) if _is_sqlite(url) else None
         self.is_sqlite = _is_sqlite(url)
+        self._write_lock: asyncio.Lock | None = None
         if self.is_sqlite:
             self.sync_engine = _sqlite_engine(url)
             self.engine: Any = self.sync_engine
@@ -120,8 +121,18 @@ class Database:
             except (OperationalError, DBAPIError) as exc:
                 raise explain_db_error(exc, self.url) from exc
             return
-        async with self._sqlite("BEGIN IMMEDIATE") as conn:
-            yield conn
+        if self._write_lock is None:
+            self._write_lock = asyncio.Lock()
+        try:  # writers of this process queue in order; only other processes are waited for by polling
+            await asyncio.wait_for(self._write_lock.acquire(), BUSY_TIMEOUT_MS / 1000)
+        except asyncio.TimeoutError:
+            raise LomoError(f"the database stayed busy for {BUSY_TIMEOUT_MS // 1000} s ({_where(self.url)}); "
+                            "try again") from None
+        try:
+            async with self._sqlite("BEGIN IMMEDIATE") as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Any]:

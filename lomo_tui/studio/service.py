@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import time
@@ -23,7 +24,7 @@ from sqlalchemy import insert, select, update
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..tasks import checklist
-from ..workspace.files import atomic_write, content_hash
+from ..workspace.files import atomic_write
 from .embedded import EmbeddedStudio
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError
 
@@ -191,9 +192,13 @@ class Studio:
             return
         rel = f"renders/{job.kind if job.kind != '3d' else 'meshes'}/{slug(job.prompt)}-{job.id[-6:]}.{ext}"
         path = self.rt.settings.workspace / rel
-        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
-        await asyncio.to_thread(atomic_write, path, data)
-        digest = await asyncio.to_thread(content_hash, path)
+
+        def store() -> str:  # one trip to a thread: folder, atomic write, hash of the bytes in hand
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, data)
+            return hashlib.sha256(data).hexdigest()
+
+        digest = await asyncio.to_thread(store)
         workspace = self.rt.workspace
         async with self.rt.db.write() as conn:
             current = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == job.id))).scalar()

@@ -37,8 +37,11 @@ def _stable(prefix: str, key: str) -> str:
 
 
 async def consumed(ctx: ToolContext) -> list[Any]:
-    """The creator's messages this step consumed (id, text), in order."""
+    """The creator's messages this step consumed (id, text), in order. Only the main thread routes."""
     async with ctx.runtime.db.read() as conn:
+        kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == ctx.task_id))).scalar()
+        if kind != "main":
+            raise ToolError("routing tools run on the main thread only")
         return list((await conn.execute(select(s.inbox.c.id, s.inbox.c.text).where(
             s.inbox.c.consumed_turn == ctx.claim.turn_id, s.inbox.c.consumed_step == ctx.step).order_by(
             s.inbox.c.sent_at))).all())
@@ -68,14 +71,13 @@ async def _task(conn: Any, task_id: str) -> Any:
 
 
 async def _create(ctx: ToolContext, conn: Any, *, title: str, kind: str, goal: str, brief: str, language: str,
-                  words: str, source: str | None) -> tuple[str, bool]:
+                  words: str) -> tuple[str, bool]:
     """Create the call's task (once) and hand it the creator's words. Returns (task id, delivered now)."""
     task_id = _stable("task", ctx.key)
     if await _task(conn, task_id) is None:
         await ctx.runtime.ledger.create_task(title, kind=kind, goal=goal or words, brief=brief, language=language,
                                              conn=conn, task_id=task_id)
-        await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(source_inbox=source))
-        await index.refresh_search_text(conn, task_id)
+        await index.refresh_search_text(conn, task_id)  # the ledger sets source_inbox on the first delivery
     return task_id, await _forward(ctx, conn, task_id, words or goal or title)
 
 
@@ -100,7 +102,7 @@ async def _missing_files(conn: Any, words: str) -> list[str]:
     missing = []
     for name in deterministic.mentioned_files(words):
         found = (await conn.execute(select(s.objects.c.id).where(s.objects.c.deleted.is_(False), or_(
-            s.objects.c.path == name, s.objects.c.path.like("%/" + deterministic._like_escape(name), escape="\\"))
+            s.objects.c.path == name, s.objects.c.path.like("%/" + deterministic.like_escape(name), escape="\\"))
         ).limit(1))).first()
         if found is None:
             missing.append(name)
@@ -121,7 +123,7 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
                                continues="other tasks go on; the main thread waits for your choice")
 
 
-async def _settle(ctx: ToolContext, gate: Any, words: str, source: str | None) -> Any:
+async def _settle(ctx: ToolContext, gate: Any, words: str) -> Any:
     """Act on the creator's answer to this call's clarify gate (or keep waiting)."""
     if gate.status == "pending":
         return Suspend("gate", gate.id, "waiting_gate")
@@ -138,8 +140,7 @@ async def _settle(ctx: ToolContext, gate: Any, words: str, source: str | None) -
         if action["do"] == "new":
             task_id, fresh = await _create(ctx, conn, title=action.get("title") or _title_from(words),
                                            kind=action.get("kind") or "persistent", goal=action.get("goal") or "",
-                                           brief=action.get("brief") or "", language=lang, words=words,
-                                           source=source)
+                                           brief=action.get("brief") or "", language=lang, words=words)
             routed = "created"
         else:
             row = await _task(conn, action["task_id"])
@@ -188,7 +189,6 @@ def register(reg: Registry) -> None:
             raise ToolError("kind must be lightweight or persistent")
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
-        source = rows[0].id if rows else None
         lang = language or detect_language(words or title)
         title = index.clip(title, 120) or _title_from(words)
         if kind == "persistent" and not force:
@@ -205,10 +205,10 @@ def register(reg: Registry) -> None:
                 gate = await _ask(ctx, reason="duplicate", lang=lang, words=words, actions=actions,
                                   question=say("duplicate", lang, title=index.clip(best.title, TITLE_CHARS)))
             if gate is not None:
-                return await _settle(ctx, gate, words, source)
+                return await _settle(ctx, gate, words)
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
             task_id, _ = await _create(ctx, conn, title=title, kind=kind, goal=goal, brief=brief, language=lang,
-                                       words=words, source=source)
+                                       words=words)
         ctx.runtime.after_commit_wake(task_id)
         return {"task_id": task_id, "title": title, "kind": kind, "routed": "created"}
 
@@ -219,7 +219,6 @@ def register(reg: Registry) -> None:
     async def send_to_task(ctx: ToolContext, task_id: str, note: str = "") -> Any:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows) or note
-        source = rows[0].id if rows else None
         lang = detect_language(words)
         async with ctx.runtime.db.read() as conn:
             task = await _task(conn, task_id)
@@ -241,7 +240,7 @@ def register(reg: Registry) -> None:
                 reason = "unavailable"
             gate = await _ask(ctx, reason=reason, question=question, actions=actions, lang=lang, words=words)
         if gate is not None:
-            return await _settle(ctx, gate, words, source)
+            return await _settle(ctx, gate, words)
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
             await _forward(ctx, conn, task_id, words)
             missing = await _missing_files(conn, words)
@@ -263,7 +262,6 @@ def register(reg: Registry) -> None:
                       new_kind: str = "persistent") -> Any:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
-        source = rows[0].id if rows else None
         lang = detect_language(words)
         async with ctx.runtime.db.read() as conn:
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
@@ -278,4 +276,4 @@ def register(reg: Registry) -> None:
                                        kind=new_kind if new_kind in KINDS else "persistent"))
             gate = await _ask(ctx, reason="ambiguous", question=question or say("which_task", lang), actions=actions,
                               lang=lang, words=words)
-        return await _settle(ctx, gate, words, source)
+        return await _settle(ctx, gate, words)

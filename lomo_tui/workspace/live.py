@@ -74,9 +74,12 @@ class LiveWorkspace:
         async with self.rt.db.read() as conn:
             known = {r.path: r.hash for r in (await conn.execute(select(s.objects.c.path, s.objects.c.hash).where(
                 s.objects.c.deleted.is_(False)))).all()}
+        new = {rel: digest for rel, digest in scanned.items() if rel not in known}
+        if new:
+            await self.rt.workspace.index_new(new)
         for rel, digest in scanned.items():
-            if known.get(rel) != digest:
-                await self._observe(rel, "added" if rel not in known else "modified")
+            if rel in known and known[rel] != digest:
+                await self._observe(rel, "modified")
         for rel in known.keys() - scanned.keys():
             await self._observe(rel, "deleted")
 

@@ -126,6 +126,7 @@ class Workspace:
         """The creator changed REL on disk (from the watcher): record it."""
         path = self.root / rel
         async with self._lock(rel):
+            sample = None if deleted or not path.is_file() else await self._sample(path)  # before taking the lock
             async with self.db.write() as conn:
                 if moved_from:
                     old = await self._object(conn, moved_from)
@@ -140,10 +141,41 @@ class Workspace:
                         await conn.execute(insert(s.events).values(type="object_deleted", at=time.time(),
                                                                    data={"path": rel}))
                     return None
-                if not path.is_file():
+                if sample is None:
                     return None
-                digest, size, text = await self._sample(path)
+                digest, size, text = sample
                 return await self.record(conn, rel, digest, size, author="creator", content=text)
+
+    async def index_new(self, entries: dict[str, str], chunk: int = 500) -> int:
+        """Record files not known yet (first start) in large transactions, reusing the scan's hashes.
+        New objects concern no task yet, so they leave no notices."""
+        def stat(rel: str) -> tuple[str, int, str | None]:
+            path = self.root / rel
+            size = path.stat().st_size
+            text = path.read_text(encoding="utf-8", errors="replace") if size <= SNAPSHOT_BYTES and is_text(path) \
+                else None
+            return rel, size, text
+
+        rels = list(entries)
+        done = 0
+        for start in range(0, len(rels), chunk):
+            batch = [r for r in await asyncio.to_thread(lambda part: [_try(stat, r) for r in part],
+                                                        rels[start:start + chunk]) if r is not None]
+            t = time.time()
+            objects, versions = [], []
+            for rel, size, text in batch:
+                object_id = new_id("obj")
+                objects.append(dict(id=object_id, path=rel, kind=kind_for(Path(rel)), version=1, hash=entries[rel],
+                                    size=size, deleted=False, last_author="creator", last_task_id=None,
+                                    created_at=t, updated_at=t))
+                versions.append(dict(object_id=object_id, version=1, path=rel, hash=entries[rel], size=size,
+                                     author="creator", task_id=None, idempotency_key=None, content=text, created_at=t))
+            async with self.db.write() as conn:
+                if objects:
+                    await conn.execute(insert(s.objects), objects)
+                    await conn.execute(insert(s.object_versions), versions)
+            done += len(objects)
+        return done
 
     async def _sample(self, path: Path) -> tuple[str, int, str | None]:
         def work() -> tuple[str, int, str | None]:
@@ -329,6 +361,14 @@ TASK_OUTPUTS = ("SELECT o.path FROM objects o JOIN task_objects t ON t.object_id
 RECENT_MEDIA = ("SELECT path, kind FROM objects WHERE kind IN ('image', 'flow') AND deleted = :false "
                 "ORDER BY updated_at DESC LIMIT :limit")
 OPEN_NOTICES = "SELECT summary FROM notices WHERE task_id = :task_id AND status = 'open' ORDER BY id"
+
+
+def _try(fn: Any, rel: str) -> Any:
+    """FN(REL), or None when the file vanished or cannot be read meanwhile."""
+    try:
+        return fn(rel)
+    except OSError:
+        return None
 
 
 def describe_change(old: str, new: str) -> str:

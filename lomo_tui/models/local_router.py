@@ -1,0 +1,480 @@
+"""`lomo/local`'s main-thread policy: the Router of the embedded offline model (A5).
+
+Same protocol as any model: it reads `request.messages`, `request.tools` and `request.hints` (the task
+index the runtime built, A6) and answers with content or tool calls:
+
+- greetings, thanks, help, arithmetic, the date, today's spend, task counts → an answer, in the
+  creator's language;
+- a one-shot generation → create_task(kind="lightweight"), titled from the subject;
+- a multi-step goal → create_task(kind="persistent") with a brief (make_brief) — unless the index
+  shows a near-duplicate, which gets the message instead (A7);
+- a follow-up, a revision, a pronoun-only reference ("make that one bluer", "把那个改蓝一点") →
+  send_to_task to the best candidate: a file it names, then distinctive words shared with a task
+  (weighted by how few candidates share them), then what the creator was just working on;
+- two candidates that fit about equally well → clarify.
+
+Everything is deterministic. It never branches on which runtime or model name asked.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .base import ModelReply, ModelRequest, ToolCall
+from .nlu import answer_simple, classify, keywords, make_brief, phrase, similarity
+from .nlu import lexicon as L
+from .nlu.text import detect_language, find_all, normalise
+
+SIMPLE_ACTS = ("greeting", "thanks", "help")
+QUESTION_ACTS = ("question", "status")
+CONTROL_ACTS = ("continue", "stop", "pause", "resume", "forget", "delete")
+REFERENCE_ACTS = ("revise",) + CONTROL_ACTS
+JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
+CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
+MIN_EVIDENCE = 0.9
+DUPLICATE = 0.45  # keep in step with router.dedupe.THRESHOLD
+DUPLICATE_ONE_SHOT = 0.6  # a one-shot this close to a persistent task's goal is that task
+MAX_CHOICES = 3
+FILE_EXT = re.compile(r"\.(?:flow\.json|[a-z0-9]{1,5})$", re.I)
+
+# Small cue lists of the Router's own (the language layer's Intent does not expose them).
+_DEICTIC = {  # the creator points at something that exists: "that one", "那个", "その", "его"
+    "en": r"\b(?:that|this|those|these|it|them|previous|last|earlier)\b",
+    "zh": r"那|这|之前|上次|刚才|刚刚|原来|它",
+    "ja": r"その|あの|この|さっき|前に|以前|前回",
+    "ru": r"(?<![а-я])(?:это|этот|эту|тот|ту|та|его|её|их|прошл[а-я]*|предыдущ[а-я]*)(?![а-я])",
+}
+_REFERENCE = {  # weaker pointers: a definite or possessive noun phrase ("the posters", "для джаза")
+    "en": r"\b(?:the|my|our|again)\b|'s\b",
+    "zh": r"那|这|之前|上次|刚才|刚刚|原来|它",
+    "ja": r"その|あの|この|さっき|前に|以前|前回|の方|のほう",
+    "ru": r"(?<![а-я])(?:в|на|для|про)(?![а-я])",
+}
+_FRESH = {  # the creator asks for a new piece: a creation verb with an indefinite object, or a bare "a …"
+    "en": r"\b(?:make|create|generate|draw|paint|render|design|produce|build|compose|write|sketch|craft|illustrate|"
+          r"give|do|get|shoot|film|animate)(?: me| us)? (?:an?|some|one|two|three|four|five|six|\d+|another|new)\b"
+          r"|^\W*(?:(?:now|and|also|next|then|ok|okay|plus)\W+)*(?:an?|another|one more|some)\b|\bnew\b",
+    "zh": r"(?:画|做|生成|制作|创作|设计|写|来|拍)(?:[一二两三四五六七八九十几]+|一些)[只张个幅套份段首支部件组]?"
+          r"|^(?:再来)?[一二两三四五六七八九十几][只张个幅套份段首支部件组]|新的",
+    "ja": r"一枚|一つ|一匹|一本|一曲|新しい|新規|を描いて|を作って|を生成|を一",
+    "ru": r"(?<![а-я])(?:нарисуй|сгенерируй|создай|придумай|сочини|сними|новую|новый|новое|новые)(?![а-я])",
+}
+_EDIT = {  # an edit of something that exists ("make X bigger", "把…改成…", "…を大きくして", "сделай фон тёмным")
+    "en": r"\b(?:change|replace|swap|switch|move|remove|shorten|lengthen|enlarge|shrink|fix|adjust|tweak|recolou?r|"
+          r"put|add|insert|"
+          r"crop|resize|rename|make (?:it|them|that|this|the \w+(?: \w+)?) \w+er)\b|\b\w+er than\b",
+    "zh": r"改|换成|换一|调|加上|加一|去掉|删掉|放大|缩小|变成|再[^\s，。]{0,3}一点|一些",
+    "ja": r"[^\s、。]くして|[^\s、。]にして|を変えて|に変えて|を入れて|を追加して|を消して|を直して|を外して|"
+          r"を短く|を長く",
+    "ru": r"(?<![а-я])(?:поменяй|измени|замени|добавь|убери|сдвинь|увеличь|уменьши|перекрась|исправь|переделай)"
+          r"|(?<![а-я])сделай(?:\s+\S+)*\s+[а-я]+(?:ым|им|ой|ее|ей)\s*[.!]?$",
+}
+_PROJECT = {  # a bundle of deliverables: a persistent goal even when the language layer sees one piece
+    "en": r"\b(?:campaign|branding|brand kit|full set|project|series)\b",
+    "zh": r"一套|全套|整套|一系列|系列|策划",
+    "ja": r"一式|セット|シリーズ|プロジェクト|キャンペーン|ブランディング",
+    "ru": r"(?<![а-я])(?:набор|комплект|сери[яюи]|кампани[а-я]*|проект[а-я]*|брендинг[а-я]*)(?![а-я])",
+}
+_LIST = re.compile(r"[^,，、;；:：\n]+(?:[,，、;；]\s*[^,，、;；\n]+){2,}")  # three or more listed items
+_MORE = {  # continuation of an existing piece of work ("one more", "再来一张")
+    "en": r"\b(?:one more|another|more of|add(?:ing)? \d+|again)\b",
+    "zh": r"再来|再做|再加|再画|再生成|多做|追加|添加",
+    "ja": r"もう\d*|追加|もっと",
+    "ru": r"(?<![а-я])(?:ещё|еще|добавь)(?![а-я])",
+}
+
+
+# Creative nouns across languages, so "菜单" finds the "Noodle bar menu" task and "clip" the "recipe video".
+CONCEPTS: dict[str, str] = {
+    "poster": r"\bposters?\b|海报|ポスター|(?<![а-я])(?:постер|плакат|афиш)[а-я]*",
+    "video": r"\b(?:videos?|clips?|footage|movies?|films?|reels?)\b|视频|短片|影片|動画|ビデオ|映像|ムービー|"
+             r"(?<![а-я])(?:видео|ролик|клип|фильм)[а-я]*",
+    "logo": r"\blogos?\b|标志|商标|标识|ロゴ|(?<![а-я])(?:логотип[а-я]*|лого)(?![а-я])",
+    "banner": r"\bbanners?\b|横幅|バナー|(?<![а-я])баннер[а-я]*",
+    "menu": r"\bmenus?\b|菜单|メニュー|(?<![а-я])меню(?![а-я])",
+    "flyer": r"\b(?:flyers?|leaflets?)\b|传单|チラシ|(?<![а-я])(?:листовк|флаер)[а-я]*",
+    "card": r"\bcards?\b|卡片|贺卡|名片|カード|(?<![а-я])(?:открытк|карточк)[а-я]*",
+    "invitation": r"\b(?:invitations?|invites?)\b|请柬|邀请函|招待状|(?<![а-я])приглашени[а-я]*",
+    "cover": r"\bcovers?\b|封面|表紙|カバー|(?<![а-я])обложк[а-я]*",
+    "storyboard": r"\bstoryboards?\b|分镜|絵コンテ|(?<![а-я])раскадровк[а-я]*",
+    "trailer": r"\b(?:trailers?|teasers?)\b|预告|予告|ティザー|(?<![а-я])(?:трейлер|тизер)[а-я]*",
+    "ad": r"\b(?:ads?|adverts?|advertisements?|commercials?)\b|广告|広告|(?<![а-я])реклам[а-я]*",
+    "music": r"\b(?:music|songs?|jingles?|soundtracks?|loops?)\b|音乐|配乐|歌曲|音楽|bgm|ジングル|"
+             r"(?<![а-я])(?:музык|песн|джингл|саундтрек)[а-я]*",
+    "packaging": r"\b(?:packag\w*|gift box(?:es)?)\b|包装|礼盒|パッケージ|(?<![а-я])(?:упаковк|коробк)[а-я]*",
+    "label": r"\blabels?\b|标签|酒标|ラベル|(?<![а-я])этикетк[а-я]*",
+    "sticker": r"\bstickers?\b|贴纸|表情包|スタンプ|ステッカー|(?<![а-я])(?:стикер|наклейк)[а-я]*",
+    "model": r"\b(?:3d )?models?\b|模型|モデル|(?<![а-я])модел[а-я]*",
+    "slides": r"\b(?:slides?|deck|presentation)\b|幻灯片|演示文稿|スライド|プレゼン|"
+              r"(?<![а-я])(?:слайд|презентаци)[а-я]*",
+    "icon": r"\bicons?\b|图标|アイコン|(?<![а-я])(?:иконк[а-я]*|значок)",
+    "mascot": r"\bmascots?\b|吉祥物|マスコット|(?<![а-я])(?:талисман|маскот)[а-я]*",
+    "comic": r"\bcomics?\b|漫画|マンガ|(?<![а-я])комикс[а-я]*",
+    "illustration": r"\billustrations?\b|插画|插图|イラスト|挿絵|(?<![а-я])иллюстраци[а-я]*",
+    "photo": r"\b(?:photos?|pictures?|images?)\b|照片|图片|写真|画像|(?<![а-я])(?:фото|картин|изображени)[а-я]*",
+    "cat": r"\b(?:cats?|kittens?)\b|猫|ネコ|ねこ|(?<![а-я])(?:кот|кош)[а-я]*",
+    "dog": r"\b(?:dogs?|puppy|puppies)\b|狗|犬|(?<![а-я])(?:собак|пес|щен)[а-я]*",
+    "bicycle": r"\b(?:bicycles?|bikes?|e-bikes?)\b|自行车|单车|自転車|(?<![а-я])велосипед[а-я]*",
+    "coffee": r"\bcoffee\b|咖啡|コーヒー|(?<![а-я])коф[а-я]*",
+    "tea": r"\btea\b|茶叶|茶包|绿茶|红茶|乌龙|お茶|緑茶|紅茶|抹茶|(?<![а-я])ча[йяюе](?![а-я])",
+    "jazz": r"\bjazz\b|爵士|ジャズ|(?<![а-я])джаз[а-я]*",
+    "wedding": r"\bwedding\b|婚礼|结婚|結婚|(?<![а-я])свадьб[а-я]*",
+    "birthday": r"\bbirthday\b|生日|誕生日|(?<![а-я])(?:день рождени[а-я]*|днем рождени[а-я]*)",
+    "price": r"\bprices?\b|价格|价钱|値段|価格|(?<![а-я])цен[аыуе](?![а-я])",
+    "font": r"\b(?:fonts?|typeface|lettering)\b|字体|フォント|書体|(?<![а-я])шрифт[а-я]*",
+    "subtitle": r"\b(?:subtitles?|captions?)\b|字幕|(?<![а-я])субтитр[а-я]*",
+    "background": r"\bbackgrounds?\b|背景|(?<![а-я])фон[а-я]*",
+}
+_CONCEPT_RE = {name: re.compile(rx) for name, rx in CONCEPTS.items()}
+UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
+                   "минут", "час", "s"})
+BODY_WEIGHT = 0.6  # a word only a task's goal or summary has counts less than one in its title or file names
+
+
+@dataclass
+class Candidate:
+    id: str
+    title: str
+    goal: str
+    status: str
+    kind: str
+    updated_at: float
+    recency: int | None
+    retrieved: bool
+    files: list[str]
+    file_match: bool = False
+    memory: float = 0.0
+    words: set[str] = field(default_factory=set)
+    title_words: set[str] = field(default_factory=set)
+    media: set[str] = field(default_factory=set)
+    evidence: float = 0.0
+
+    @property
+    def usable(self) -> bool:
+        return self.status not in ("stopped", "failed", "archived")
+
+
+# ---- reading the request -------------------------------------------------------------------------
+def _tool_names(request: ModelRequest) -> set[str]:
+    return {t["function"]["name"] for t in request.tools if "function" in t}
+
+
+def _pending(request: ModelRequest) -> tuple[str, list[dict[str, Any]]]:
+    """The creator's new words, and tool results that followed the last assistant step (if any)."""
+    new = request.hints.get("new_messages")
+    if new:
+        return "\n".join(str(m) for m in new), []
+    results: list[dict[str, Any]] = []
+    for message in reversed(request.messages):
+        if message["role"] == "tool":
+            results.append(message)
+        elif message["role"] == "user":
+            return str(message.get("content") or ""), list(reversed(results))
+        elif message["role"] == "assistant" and results:
+            break
+    return "", list(reversed(results))
+
+
+def _now(hints: dict[str, Any]) -> float | None:
+    try:
+        return datetime.fromisoformat(str(hints.get("now"))).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def _media_spans(norm: str, lang: str) -> tuple[set[str], list[tuple[int, int]]]:
+    kinds, spans = set(), []
+    for kind in L.MEDIA:
+        for m in find_all(L.MEDIA, kind, lang, norm):
+            kinds.add(kind)
+            spans.append((m.start(), m.end()))
+    return kinds, spans
+
+
+def _content(text: str) -> tuple[set[str], set[str]]:
+    """(words, media kinds) of TEXT: keywords (units out), creative nouns as language-neutral concepts."""
+    norm = normalise(text)
+    kinds, _ = _media_spans(norm, detect_language(text))
+    words = set()
+    for name, rx in _CONCEPT_RE.items():
+        if rx.search(norm):
+            words.add(f"#{name}")
+            norm = rx.sub(" ", norm)
+    words |= {w for w in keywords(norm) if w not in UNITS}
+    return words, kinds
+
+
+_EXT_MEDIA = {"png": "image", "jpg": "image", "jpeg": "image", "webp": "video", "gif": "video", "mp4": "video",
+              "gltf": "3d", "glb": "3d", "obj": "3d", "wav": "audio", "mp3": "audio", "md": "document",
+              "txt": "document"}
+
+
+def _candidates(hints: dict[str, Any]) -> list[Candidate]:
+    out = []
+    for e in hints.get("task_index") or []:
+        c = Candidate(id=e["id"], title=e.get("title") or "", goal=e.get("goal") or "", status=e.get("status") or "",
+                      kind=e.get("kind") or "", updated_at=float(e.get("updated_at") or 0.0),
+                      recency=e.get("recency"), retrieved=bool(e.get("retrieved")), files=list(e.get("files") or []),
+                      file_match=bool(e.get("file_match")), memory=float(e.get("memory") or 0.0))
+        stems = " ".join(FILE_EXT.sub("", f).replace("/", " ").replace("_", " ").replace("-", " ") for f in c.files)
+        c.title_words, c.media = _content(f"{c.title}\n{stems}")
+        body, body_media = _content(f"{c.goal}\n{e.get('summary') or ''}")
+        c.words = c.title_words | body
+        c.media |= body_media
+        for f in c.files:
+            ext = f.rsplit(".", 1)[-1].lower()
+            if f.endswith(".flow.json"):
+                c.media.add("flow")
+            elif ext in _EXT_MEDIA:
+                c.media.add(_EXT_MEDIA[ext])
+        out.append(c)
+    return out
+
+
+_NAME = re.compile(r"(?<=[^\s.!?。！？])\s+([A-ZА-ЯЁ][\w'’-]+)")
+
+
+def names(text: str) -> set[str]:
+    """Keywords of capitalised words inside a sentence (en/ru): names ("the Wheelhouse banner")."""
+    return {k for m in _NAME.finditer(text) for k in keywords(m.group(1))}
+
+
+def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset()) -> None:
+    """Evidence: each shared keyword counts 1/df (df = how many candidates have it), so a word every
+    candidate shares says little and one only one candidate has says a lot; a word only in a task's goal
+    counts BODY_WEIGHT of one in its title or file names; a name the creator capitalised counts double."""
+    df: dict[str, int] = {}
+    for c in cands:
+        for w in words & c.words:
+            df[w] = df.get(w, 0) + 1
+    for c in cands:
+        c.evidence = sum((1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
+                         for w in words & c.words)
+        if c.evidence and media and c.media and not (media & c.media):
+            c.evidence *= 0.5
+        c.evidence += c.memory
+
+
+def _cue(table: dict[str, str], lang: str, text: str) -> bool:
+    return bool(re.search(table.get(lang, table["en"]), normalise(text)))
+
+
+# ---- replies ---------------------------------------------------------------------------------------
+def _call(name: str, **arguments: Any) -> ModelReply:
+    return ModelReply(content=None, tool_calls=[ToolCall(name, {k: v for k, v in arguments.items() if v is not None})])
+
+
+def _title(intent: Any, text: str, lang: str, persistent: bool) -> str:
+    subject = (intent.subject or "").strip()
+    if not subject:
+        subject = phrase(f"media_{intent.media}", lang) if intent.media else text.strip().splitlines()[0]
+    subject = subject[:60].rstrip()
+    if lang in ("en", "ru"):
+        subject = subject[:1].upper() + subject[1:]
+    if persistent and intent.goal_type and intent.goal_type != "general":
+        head = phrase(f"goal_{intent.goal_type}", lang)
+        if normalise(head) not in normalise(subject):
+            sep = "：" if lang in ("zh", "ja") else ": "
+            return f"{head}{sep}{subject}"
+    return subject
+
+
+def _create(intent: Any, text: str, lang: str, kind: str) -> ModelReply:
+    persistent = kind == "persistent"
+    brief = make_brief(text, intent) if persistent else ""
+    return _call("create_task", title=_title(intent, text, lang, persistent), kind=kind, goal=text.strip()[:500],
+                 brief=brief or None, language=lang)
+
+
+def _send(c: Candidate) -> ModelReply:
+    return _call("send_to_task", task_id=c.id)
+
+
+def _clarify(cands: list[Candidate], intent: Any, text: str, lang: str, tools: set[str]) -> ModelReply:
+    if "clarify" not in tools:
+        return ModelReply(content=phrase("ask_which_task", lang))
+    kind = "persistent" if intent.act == "goal" else "lightweight" if intent.act == "one_shot" else "persistent"
+    return _call("clarify", task_ids=[c.id for c in cands[:MAX_CHOICES]], question=phrase("ask_which_task", lang),
+                 new_title=_title(intent, text, lang, kind == "persistent"), new_kind=kind)
+
+
+def _summarise(results: list[dict[str, Any]], lang: str) -> ModelReply:
+    for result in results:
+        try:
+            data = json.loads(result.get("content") or "{}")
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and data.get("error"):
+            return ModelReply(content=str(data["error"]))
+        if isinstance(data, dict) and data.get("title") and data.get("routed") == "created":
+            return ModelReply(content=phrase("started_task", lang, title=data["title"]))
+    return ModelReply(content=phrase("thanks", lang) if not results else "OK.")
+
+
+# ---- the policy ---------------------------------------------------------------------------------------
+def route(request: ModelRequest) -> ModelReply:
+    hints = request.hints
+    tools = _tool_names(request)
+    text, results = _pending(request)
+    lang = detect_language(text) if text.strip() else (hints.get("language") or "en")
+    if results or not text.strip():
+        return _summarise(results, lang)
+    intent = classify(text)
+    lang = intent.language
+    cands = _candidates(hints)
+    words, media = _content(text)
+    media |= {intent.media} if intent.media else set()
+    _score(cands, words, media, names(text))
+    mentions = hints.get("mentions") or {}
+
+    edit = _cue(_EDIT, lang, text)
+    deictic = intent.refers_back or _cue(_DEICTIC, lang, text)
+
+    # 1. What the Main thread answers itself. A question that asks for a change to a task it names
+    # ("能把茶叶包装的颜色改深一点吗？") is a follow-up, not a question.
+    if intent.act in SIMPLE_ACTS:
+        return ModelReply(content=answer_simple(text, intent, _facts(hints)) or phrase(intent.act, lang))
+    if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
+        answer = answer_simple(text, intent, _facts(hints))
+        best = _clear_best(cands)
+        if answer is not None and not (edit and best is not None and intent.topic != "math"):
+            return ModelReply(content=answer)
+        if intent.act == "status" and best is not None:
+            return ModelReply(content=f"{best.title}: {best.status}")
+        if not (edit and (best is not None or _tied(cands) or deictic)):
+            return ModelReply(content=phrase("cannot_answer", lang))
+        intent.act = "revise"
+
+    # 2. Files the message names (A4 already routed a file bound to exactly one usable task).
+    named = [c for c in cands if c.file_match]
+    if named and "send_to_task" in tools:
+        if len(named) == 1:
+            return _send(named[0])
+        return _clarify(_by_evidence(named), intent, text, lang, tools)
+    if mentions.get("tasks"):
+        target = next((c for c in cands if c.id in mentions["tasks"]), None)
+        if target is not None:
+            return _send(target)
+
+    reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
+    fresh_cue = _cue(_FRESH, lang, text)
+    fresh = intent.act in ("one_shot", "goal") and fresh_cue
+    more = _cue(_MORE, lang, text)
+    best = _clear_best(cands)
+    tied = _tied(cands)
+    if intent.act == "one_shot" and not edit and (_cue(_PROJECT, lang, text) or _LIST.search(text)):
+        intent.act = "goal"  # several deliverables, or a named bundle
+
+    # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
+    if intent.act == "goal":
+        dups = _duplicates(cands, text)
+        if len(dups) == 1 or (dups and dups[0][1] - dups[1][1] >= 0.15):
+            return _send(dups[0][0])
+        if dups:
+            return _clarify([c for c, _ in dups], intent, text, lang, tools)
+        if best is not None and reference and (more or not fresh):
+            return _send(best)
+        return _create(intent, text, lang, "persistent")
+
+    # 4. A one-shot: new, unless it clearly continues a task in view (or repeats a persistent one).
+    if intent.act == "one_shot":
+        if best is not None and (not fresh or (more and reference)):
+            return _send(best)
+        if tied and not fresh:
+            return _clarify(tied, intent, text, lang, tools)
+        if edit and not fresh:
+            return _recent_target(cands, media, hints, intent, text, lang, tools)
+        dups = [(c, v) for c, v in _duplicates(cands, text) if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
+        if dups:
+            return _send(dups[0][0]) if len(dups) == 1 else _clarify([c for c, _ in dups], intent, text, lang, tools)
+        return _create(intent, text, lang, "lightweight")
+
+    # 5. Anything else points at existing work (the best evidence, else what was just being worked on) —
+    # unless it reads as a new piece ("now a giraffe in a scarf").
+    if best is not None and more:
+        return _send(best)
+    if fresh_cue and not deictic and not edit and intent.act not in CONTROL_ACTS:
+        return _create(intent, text, lang, "lightweight")
+    if best is not None:
+        return _send(best)
+    if tied:
+        return _clarify(tied, intent, text, lang, tools)
+    if reference or intent.act in REFERENCE_ACTS:
+        return _recent_target(cands, media, hints, intent, text, lang, tools)
+    if intent.subject and intent.media:
+        return _create(intent, text, lang, "lightweight")
+    return _recent_target(cands, media, hints, intent, text, lang, tools)
+
+
+def _facts(hints: dict[str, Any]) -> dict[str, Any]:
+    facts: dict[str, Any] = {"now": hints.get("now")}
+    for key in ("spent_today", "daily_cap", "currency"):
+        if hints.get(key) is not None:
+            facts[key] = hints[key]
+    if hints.get("task_counts") is not None:
+        facts["tasks"] = hints["task_counts"]
+    return facts
+
+
+def _by_evidence(cands: list[Candidate]) -> list[Candidate]:
+    return sorted(cands, key=lambda c: (-c.evidence, c.recency if c.recency is not None else 99))
+
+
+def _clear_best(cands: list[Candidate]) -> Candidate | None:
+    """The one candidate the evidence points at: well ahead of the next, or the only one with any."""
+    ranked = _by_evidence(cands)
+    if not ranked or ranked[0].evidence < 0.5:
+        return None
+    second = ranked[1].evidence if len(ranked) > 1 else 0.0
+    if second == 0.0:
+        return ranked[0]
+    return ranked[0] if ranked[0].evidence >= MIN_EVIDENCE and ranked[0].evidence - second >= CLEAR_MARGIN else None
+
+
+def _tied(cands: list[Candidate]) -> list[Candidate]:
+    """Candidates that fit about equally well (no clear best): two or more within the margin of the top."""
+    ranked = _by_evidence(cands)
+    if not ranked or ranked[0].evidence < 0.5:
+        return []
+    top = ranked[0].evidence
+    tied = [c for c in ranked if top - c.evidence < CLEAR_MARGIN and c.evidence > 0][:MAX_CHOICES]
+    return tied if len(tied) > 1 else []
+
+
+def _duplicates(cands: list[Candidate], text: str) -> list[tuple[Candidate, float]]:
+    found = []
+    for c in cands:
+        if c.status in ("stopped", "failed", "archived") and not c.retrieved:
+            continue
+        target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
+        value = similarity(text, target)
+        if value >= DUPLICATE:
+            found.append((c, value))
+    found.sort(key=lambda x: -x[1])
+    return found[:MAX_CHOICES]
+
+
+def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any], intent: Any, text: str,
+                   lang: str, tools: set[str]) -> ModelReply:
+    """A pronoun-only reference: what the creator was just working on (of the named media, if any); when
+    nothing stands out, ask."""
+    recent = sorted((c for c in cands if c.recency is not None), key=lambda c: c.recency)
+    if media:
+        matching = [c for c in recent if c.media & media]
+        recent = matching or recent
+    if not recent:
+        return ModelReply(content=phrase("ask_which_task", lang))
+    now = _now(hints)
+    if now is not None and now - recent[0].updated_at <= JUST_NOW:
+        return _send(recent[0])
+    if len(recent) == 1:
+        return _send(recent[0])
+    return _clarify(recent, intent, text, lang, tools)
+
+
+__all__ = ["route"]
+
+

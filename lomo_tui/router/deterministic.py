@@ -1,0 +1,104 @@
+"""Deterministic routing (A4): targets a message names outright. No model call, ever.
+
+A message goes straight to a task when it
+- names the task's id ("task-3f9a1c2b: make it bluer"), or
+- names a workspace object (as the creator would type it: "poster_1.png", "posters/jazz_1.png") that
+  exactly one task is bound to, or
+- is a near-repeat of a message whose target the creator chose on a clarify card (route memory).
+
+A target that is archived, stopped or failed is never chosen silently: the message then goes to the
+main thread, whose Router sees the mention (hints) and offers the creator a choice (A8).
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import or_, select
+
+from ..models.nlu.text import find_files
+from ..store import schema as s
+from . import memory
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+TASK_ID = re.compile(r"\btask-[0-9a-f]{8}\b")
+UNUSABLE_STATUS = ("stopped", "failed")
+MAX_MENTIONS = 8
+
+
+def usable(row: Any) -> bool:
+    """May a message be delivered to this task without asking (A8)?"""
+    return row is not None and row.kind != "main" and not row.archived and row.status not in UNUSABLE_STATUS
+
+
+def mentioned_files(text: str) -> list[str]:
+    return [f.strip("./") or f for f in find_files(text)][:MAX_MENTIONS]
+
+
+def like_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]]:
+    """{mentioned name: [rows (task id, kind, status, archived, role, path)]} for the files TEXT names.
+
+    A name matches an object's path exactly (indexed), or else as its last components ("jazz_1.png" is
+    "posters/jazz_1.png"); the suffix scan only runs for names without an exact hit."""
+    names = mentioned_files(text)
+    if not names:
+        return {}
+    live = s.objects.c.deleted.is_(False)
+    found = {r.id: r.path for r in (await conn.execute(select(s.objects.c.id, s.objects.c.path).where(
+        live, s.objects.c.path.in_(names)))).all()}
+    rest = [n for n in names if n not in found.values()]
+    if rest:
+        suffixes = [s.objects.c.path.like("%/" + like_escape(n), escape="\\") for n in rest]
+        found.update({r.id: r.path for r in (await conn.execute(select(s.objects.c.id, s.objects.c.path).where(
+            live, or_(*suffixes)))).all()})
+    if not found:
+        return {}
+    rows = (await conn.execute(select(
+        s.task_objects.c.object_id, s.task_objects.c.task_id, s.task_objects.c.role, s.tasks.c.kind,
+        s.tasks.c.status, s.tasks.c.archived).join(s.tasks, s.tasks.c.id == s.task_objects.c.task_id).where(
+        s.task_objects.c.object_id.in_(list(found)), s.tasks.c.kind != "main"))).all()
+    out: dict[str, list[Any]] = {}
+    for name in names:
+        hits = [r for r in rows if found[r.object_id] == name or found[r.object_id].endswith("/" + name)]
+        if hits:
+            out[name] = hits
+    return out
+
+
+async def named_tasks(conn: AsyncConnection, text: str) -> list[Any]:
+    ids = list(dict.fromkeys(TASK_ID.findall(text)))[:MAX_MENTIONS]
+    if not ids:
+        return []
+    return list((await conn.execute(select(s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived).where(
+        s.tasks.c.id.in_(ids)))).all())
+
+
+async def task_row(conn: AsyncConnection, task_id: str) -> Any:
+    return (await conn.execute(select(s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived).where(
+        s.tasks.c.id == task_id))).first()
+
+
+async def target(conn: AsyncConnection, text: str) -> str | None:
+    """The one task TEXT unambiguously belongs to, or None (then the Router decides)."""
+    named = [r for r in await named_tasks(conn, text) if r.kind != "main"]
+    if named:
+        return named[0].id if len(named) == 1 and usable(named[0]) else None
+    bindings = await file_bindings(conn, text)
+    if bindings:
+        tasks = {r.task_id: r for rows in bindings.values() for r in rows}
+        if len(tasks) == 1:
+            row = next(iter(tasks.values()))
+            return row.task_id if usable(row) else None
+        return None
+    recalled = await memory.recall(conn, text, memory.STRONG)
+    if recalled:
+        row = await task_row(conn, recalled[0][0])
+        if usable(row):
+            return row.id
+    return None
