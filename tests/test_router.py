@@ -10,7 +10,6 @@ import time
 from conftest import LomoEnv
 from sqlalchemy import func, insert, select, update
 
-from lomo_tui.governance.gates import resolve_gate
 from lomo_tui.router import hooks, index
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
@@ -122,8 +121,7 @@ async def test_clarify_routes_after_the_creators_choice_and_is_remembered(lomo: 
         labels = [o["label"] for o in gate.options]
         assert len(labels) == 3 and "office" in labels[1] and labels[2] == "A new task"
         assert await inbox_of(rt, office) == []
-        await resolve_gate(rt.db, gate.id, approve=True, option=2, by="creator:test")
-        await rt.poke(gate.turn_id)
+        await rt.resolve_gate(gate.id, approve=True, option=2, by="creator:test")
         assert await rt.run_until_quiescent(30)
         assert await inbox_of(rt, office) == [text]  # the creator's own words (A10)
         assert await inbox_of(rt, home) == []
@@ -165,8 +163,7 @@ async def test_rejected_clarify_delivers_nothing(lomo: LomoEnv) -> None:
         await rt.send("the thing, bluer")
         assert await rt.run_until_quiescent(30)
         [gate] = await clarify_gates(rt)
-        await resolve_gate(rt.db, gate.id, approve=False)
-        await rt.poke(gate.turn_id)
+        await rt.resolve_gate(gate.id, approve=False)
         assert await rt.run_until_quiescent(30)
         assert await inbox_of(rt, a) == [] and await inbox_of(rt, b) == []
         async with rt.db.read() as conn:
@@ -191,8 +188,7 @@ async def test_duplicate_persistent_goal_asks_first(lomo: LomoEnv) -> None:
         [gate] = await clarify_gates(rt)
         assert gate.scope["route"] == "duplicate" and "Jazz night poster series" in gate.question
         assert [a["do"] for a in gate.scope["actions"]] == ["send", "new"]
-        await resolve_gate(rt.db, gate.id, approve=True, option=2)  # "A new task"
-        await rt.poke(gate.turn_id)
+        await rt.resolve_gate(gate.id, approve=True, option=2)  # "A new task"
         assert await rt.run_until_quiescent(30)
         async with rt.db.read() as conn:
             new = (await conn.execute(select(s.tasks).where(s.tasks.c.kind == "persistent",
@@ -221,8 +217,7 @@ async def test_stopped_target_offers_resume_new_or_cancel(lomo: LomoEnv) -> None
         assert gate.scope["route"] == "unavailable" and "stopped" in gate.question
         assert [a["do"] for a in gate.scope["actions"]] == ["resume", "new", "cancel"]
         assert await inbox_of(rt, stopped) == []
-        await resolve_gate(rt.db, gate.id, approve=True, option=1)
-        await rt.poke(gate.turn_id)
+        await rt.resolve_gate(gate.id, approve=True, option=1)
         assert await rt.run_until_quiescent(30)
         assert await inbox_of(rt, stopped) == ["add a dragon boat to the posters"]
         async with rt.db.read() as conn:
@@ -242,13 +237,11 @@ async def test_archived_and_missing_targets_ask_and_cancel_cleanly(lomo: LomoEnv
         await rt.send("and the other one too")
         first, = await clarify_gates(rt)
         assert "archived" in first.question
-        await resolve_gate(rt.db, first.id, approve=True, option=3)  # Cancel
-        await rt.poke(first.turn_id)
+        await rt.resolve_gate(first.id, approve=True, option=3)  # Cancel
         assert await rt.run_until_quiescent(30)
         _, second = await clarify_gates(rt)
         assert second.scope["route"] == "missing" and [a["do"] for a in second.scope["actions"]] == ["new", "cancel"]
-        await resolve_gate(rt.db, second.id, approve=True, option=1)  # a new task
-        await rt.poke(second.turn_id)
+        await rt.resolve_gate(second.id, approve=True, option=1)  # a new task
         assert await rt.run_until_quiescent(30)
         assert await inbox_of(rt, archived) == []
         async with rt.db.read() as conn:
@@ -344,3 +337,29 @@ def test_eval_outcomes_parse(lomo: LomoEnv) -> None:
                         key = entry["task"]
                         assert key in keys or (key.startswith("@") and int(key[1:]) < n), (conv["conv"], n)
     assert turns >= 150
+
+
+async def test_a_pending_clarify_card_does_not_hold_up_the_conversation(lomo: LomoEnv) -> None:
+    rt = Runtime(lomo.settings(model="lomo/replay"))
+    await rt.start()
+    try:
+        a = await rt.ledger.create_task("Home banner")
+        b = await rt.ledger.create_task("Office banner")
+        lomo.replay(call("clarify", task_ids=[a, b]), {"content": "It is 3 o'clock.", "tool_calls": []})
+        await rt.send("make the banner bigger")
+        assert await rt.run_until_quiescent(30)
+        [gate] = await clarify_gates(rt)
+        assert gate.status == "pending"
+        await rt.send("what time is it?")  # answered while the card still waits
+        assert await rt.run_until_quiescent(30)
+        async with rt.db.read() as conn:
+            replies = (await conn.execute(select(s.messages.c.content).where(
+                s.messages.c.role == "assistant", s.messages.c.content.is_not(None)))).scalars().all()
+        assert "It is 3 o'clock." in replies
+        await rt.resolve_gate(gate.id, approve=True, option=2)
+        assert await rt.run_until_quiescent(30)
+        async with rt.db.read() as conn:
+            delivered = (await conn.execute(select(s.inbox.c.text).where(s.inbox.c.task_id == b))).scalars().all()
+        assert list(delivered) == ["make the banner bigger"]
+    finally:
+        await rt.close()

@@ -231,15 +231,12 @@ async def gates(settings: Any, args: argparse.Namespace) -> int:
 
 
 async def resolve(settings: Any, args: argparse.Namespace) -> int:
-    from ..governance.gates import resolve_gate
-
     runtime = _runtime(settings)
     try:
         await runtime.open()
         approve = args.command == "approve"
-        gate = await resolve_gate(runtime.db, args.gate_id, approve=approve,
-                                  option=getattr(args, "option", None), by=f"creator:cli:{args.command}")
-        await runtime.poke(gate.turn_id)
+        gate = await runtime.resolve_gate(args.gate_id, approve=approve, option=getattr(args, "option", None),
+                                          by=f"creator:cli:{args.command}")
     finally:
         await runtime.close()
     word = "approved" if approve else "rejected"

@@ -73,9 +73,12 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         if approve:
             await grant(conn, gate=row, by=by)
         resolved = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
+        from ..router import choice
         from ..runtime.ledger import ensure_turn
         from ..tasks.stopcheck import on_checkpoint_resolved
 
+        if resolved.kind == "clarify":
+            await choice.apply(conn, resolved, approve, by)
         continue_task = await on_checkpoint_resolved(conn, resolved, approve)
         if continue_task is not None:
             await ensure_turn(conn, continue_task)

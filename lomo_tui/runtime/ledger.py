@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 
 from ..errors import LomoError, StaleWrite, UnknownId
 from ..store import schema as s

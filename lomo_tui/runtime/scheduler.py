@@ -258,6 +258,17 @@ class Runtime:
         self._changed.set()
         return True
 
+    async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None,
+                           by: str = "creator") -> Any:
+        """The creator answers a gate: record it (governance), then wake whatever it lets go on."""
+        from ..governance.gates import resolve_gate
+
+        gate = await resolve_gate(self.db, gate_id, approve=approve, option=option, by=by)
+        await self.poke(gate.turn_id)
+        await self.sweep()  # a clarify answer or a checkpoint may have queued a turn elsewhere
+        self._changed.set()
+        return gate
+
     async def step_ends_turn(self, task: Any, tools: list[Tool], planned: int) -> bool:
         """After a step whose calls all finished: may the turn end without asking the model again?
         Yes for routing calls; and for a lightweight task's generations (D3: a one-shot shows its result)."""

@@ -3,26 +3,25 @@
 They carry the creator's own words (A10): whatever the model writes as a note or title, the task's
 inbox gets the messages this step consumed, verbatim. Each ends the turn without another model call.
 
-Choices go through `clarify` gates (kind "clarify"): the tool suspends the main turn, and when the
-creator answers (`lomo approve GATE --option N`, or the TUI) the same call re-runs with the same
-idempotency key and delivers the message as chosen. The choice is remembered for the next similar
-message (route memory). Routing never grants authority (A9): nothing here opens or resolves spend or
+Choices go through `clarify` gates (kind "clarify"): the tool opens the card and the main turn ends —
+the conversation goes on. When the creator answers (`lomo approve GATE --option N`, or the TUI), the
+answer itself delivers the message as chosen (`router.choice`) and the choice is remembered for the
+next similar message (route memory). Routing never grants authority (A9): nothing here opens or resolves spend or
 irreversible gates, and approving a clarify gate authorises nothing.
 """
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import or_, select
 
 from ..governance.gates import open_gate
 from ..models.nlu import detect_language
-from ..router import dedupe, deterministic, index, memory
+from ..router import dedupe, deterministic, index
 from ..router.phrases import say
 from ..store import schema as s
-from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
+from .registry import Registry, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
 MAIN = ("main",)
@@ -81,16 +80,6 @@ async def _create(ctx: ToolContext, conn: Any, *, title: str, kind: str, goal: s
     return task_id, await _forward(ctx, conn, task_id, words or goal or title)
 
 
-async def _reopen(ctx: ToolContext, conn: Any, row: Any) -> None:
-    """The creator chose to resume an archived or stopped task: unarchive, unstop (epoch + 1, like resume)."""
-    values: dict[str, Any] = {"archived": False, "updated_at": time.time()}
-    if row.status in ("stopped", "failed"):
-        values.update(status="idle", status_reason="", epoch=row.epoch + 1)
-    await conn.execute(update(s.tasks).where(s.tasks.c.id == row.id).values(**values))
-    await ctx.runtime.ledger.event(conn, "task_resumed", row.id, by="creator:clarify", archived=bool(row.archived),
-                                   previous_status=row.status)
-
-
 def _status_word(row: Any, lang: str) -> str:
     if row.archived:
         return say("status_archived", lang)
@@ -118,44 +107,16 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
     async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
         return await open_gate(conn, task_id=ctx.task_id, kind="clarify", question=question, options=options,
                                dedupe_key=f"{ctx.key}/route", turn_id=ctx.claim.turn_id, tool_call_id=ctx.key,
-                               scope={"turn": ctx.claim.turn_id, "route": reason, "actions": plan,
+                               scope={"turn": ctx.claim.turn_id, "route": reason, "actions": plan, "words": words,
                                       "message": index.clip(words, 300), "language": lang},
-                               continues="other tasks go on; the main thread waits for your choice")
+                               continues="everything else goes on; your message waits on this card")
 
 
-async def _settle(ctx: ToolContext, gate: Any, words: str) -> Any:
-    """Act on the creator's answer to this call's clarify gate (or keep waiting)."""
+async def _settle(ctx: ToolContext, gate: Any) -> Any:
+    """The main thread does not wait on a card: answering it delivers the message (router.choice)."""
     if gate.status == "pending":
-        return Suspend("gate", gate.id, "waiting_gate")
-    resolution = gate.resolution or {}
-    actions = (gate.scope or {}).get("actions") or []
-    option = resolution.get("option") or 0
-    if not resolution.get("approved") or not 1 <= option <= len(actions):
-        return {"routed": "cancelled", "gate_id": gate.id}
-    action = actions[option - 1]
-    lang = (gate.scope or {}).get("language") or "en"
-    if action["do"] == "cancel":
-        return {"routed": "cancelled", "gate_id": gate.id}
-    async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
-        if action["do"] == "new":
-            task_id, fresh = await _create(ctx, conn, title=action.get("title") or _title_from(words),
-                                           kind=action.get("kind") or "persistent", goal=action.get("goal") or "",
-                                           brief=action.get("brief") or "", language=lang, words=words)
-            routed = "created"
-        else:
-            row = await _task(conn, action["task_id"])
-            if row is None:
-                return {"routed": "cancelled", "gate_id": gate.id,
-                        "error": f"task {action['task_id']} no longer exists"}
-            if not deterministic.usable(row):
-                await _reopen(ctx, conn, row)
-            task_id, routed = row.id, "resumed" if action["do"] == "resume" else "followup"
-            fresh = await _forward(ctx, conn, task_id, words)
-        if fresh:
-            await memory.remember(conn, words, task_id)
-        title = (await _task(conn, task_id)).title
-    ctx.runtime.after_commit_wake(task_id)
-    return {"routed": routed, "task_id": task_id, "title": title, "gate_id": gate.id}
+        return {"routed": "asked", "gate_id": gate.id, "question": gate.question}
+    return {"routed": "answered", "gate_id": gate.id, "status": gate.status}
 
 
 def _send_action(row: Any, lang: str, label_key: str = "opt_task") -> dict[str, Any]:
@@ -205,7 +166,7 @@ def register(reg: Registry) -> None:
                 gate = await _ask(ctx, reason="duplicate", lang=lang, words=words, actions=actions,
                                   question=say("duplicate", lang, title=index.clip(best.title, TITLE_CHARS)))
             if gate is not None:
-                return await _settle(ctx, gate, words)
+                return await _settle(ctx, gate)
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
             task_id, _ = await _create(ctx, conn, title=title, kind=kind, goal=goal, brief=brief, language=lang,
                                        words=words)
@@ -240,7 +201,7 @@ def register(reg: Registry) -> None:
                 reason = "unavailable"
             gate = await _ask(ctx, reason=reason, question=question, actions=actions, lang=lang, words=words)
         if gate is not None:
-            return await _settle(ctx, gate, words)
+            return await _settle(ctx, gate)
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
             await _forward(ctx, conn, task_id, words)
             missing = await _missing_files(conn, words)
@@ -276,4 +237,4 @@ def register(reg: Registry) -> None:
                                        kind=new_kind if new_kind in KINDS else "persistent"))
             gate = await _ask(ctx, reason="ambiguous", question=question or say("which_task", lang), actions=actions,
                               lang=lang, words=words)
-        return await _settle(ctx, gate, words)
+        return await _settle(ctx, gate)
