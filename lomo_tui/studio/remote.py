@@ -245,6 +245,11 @@ class LiteLLMStudio:
         elif job.result is not None:
             self._spawn(job, self._announce(job))
 
+    def settling(self) -> bool:
+        """Whether a finished result is in hand but not yet taken by the service (a run-once waits for
+        those; it never waits for remote jobs still running)."""
+        return any(job.status == "done" for job in self._jobs.values())  # the service discards what it took
+
     def discard(self, provider_job_id: str) -> None:
         """The service has the result: forget the job and drop its spooled file."""
         job = self._jobs.pop(provider_job_id, None)

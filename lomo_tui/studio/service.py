@@ -80,7 +80,8 @@ class Studio:
     async def busy(self) -> bool:
         """Whether a job of an in-process provider is still running (run-once waits for those)."""
         if not self.provider.local:
-            return False
+            settling = getattr(self.provider, "settling", None)
+            return bool(settling and settling())
         async with self.rt.db.read() as conn:
             row = (await conn.execute(select(s.jobs.c.id).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
@@ -237,6 +238,9 @@ class Studio:
                     status="refunded", refunded_at=t))
             await self.rt.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
                                        refunded=refund)
+        discard = getattr(self.provider, "discard", None)
+        if discard is not None and job.provider_job_id:
+            discard(job.provider_job_id)
         self.rt.bus.publish("job_done", job.task_id, job_id=job_id, status=status, error=error)
         await self.rt.poke(job.turn_id)
 
