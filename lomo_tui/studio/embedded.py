@@ -101,7 +101,11 @@ class EmbeddedStudio:
     def discard(self, provider_job_id: str) -> None:
         """The service has the result: drop the job's spooled file."""
         job = self._jobs.pop(provider_job_id, None)
-        if job is not None and job.result is not None:
+        if job is None:
+            return
+        if job.runner is not None and not job.runner.done():
+            job.runner.cancel()
+        if job.result is not None:
             job.result.unlink(missing_ok=True)
 
     async def cancel(self, provider_job_id: str) -> bool:
