@@ -221,6 +221,9 @@ class Ledger:
             row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
             if row is None or row.status not in ("queued", "running"):
                 return None
+            task_status = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == row.task_id))).scalar()
+            if task_status in ("paused", "stopped"):
+                return None  # a paused task's turn waits for resume; a stopped one never runs again
             free = row.lease_owner is None or (row.lease_expires or 0) < t or row.lease_owner == owner or (
                 dead_owner is not None and row.lease_owner == dead_owner)
             if not free:

@@ -5,7 +5,11 @@ from typing import Any
 
 
 def run_app(settings: Any) -> int:
+    """Open the TUI. The first screen paints before the runtime (and any model library) loads."""
+    from .images import image_mode, prepare
+
+    prepare(image_mode(settings))  # one round trip to the terminal, before Textual owns the keyboard
     from .app import LomoApp
 
-    LomoApp(settings).run()
-    return 0
+    result = LomoApp(settings).run()
+    return result if isinstance(result, int) else 0

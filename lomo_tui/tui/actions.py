@@ -1,0 +1,178 @@
+"""What the creator can do, as app methods that screens, cards, gates and the palette call.
+
+Each action goes through the session (the runtime's doors) and turns any failure into a notification
+that says what to do — never a traceback on screen.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
+
+from ..errors import LomoError
+
+if TYPE_CHECKING:
+    from ..views import GateView
+
+log = logging.getLogger("lomo.tui")
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+def log_hint() -> str:
+    try:
+        from ..config import log_dir
+
+        return f"Details are in {log_dir() / 'lomo.log'}."
+    except Exception:  # noqa: BLE001
+        return "Details are in the log."
+
+
+def friendly(what: str) -> Callable[[F], F]:
+    """Run an async action; report failures as notifications ("Could not WHAT: why. What to do.")."""
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(self, *args, **kwargs)
+            except LomoError as exc:
+                self.notify(str(exc), title=f"Could not {what}", severity="error", timeout=8)
+            except Exception as exc:  # noqa: BLE001 — the creator sees a sentence, the log keeps the trace
+                log.exception("TUI action %r failed", what)
+                self.notify(f"{type(exc).__name__}: {exc}. {log_hint()}", title=f"Could not {what}",
+                            severity="error", timeout=10)
+            return None
+        return wrapper  # type: ignore[return-value]
+    return decorate
+
+
+class Actions:
+    """Mixed into `LomoApp`."""
+
+    session: Any
+    live: Any
+
+    def _need_runtime(self) -> None:
+        if self.session.runtime is None or not self.session.opened:
+            raise LomoError("Lomo is still starting; try again in a moment")
+
+    # ---- messages ---------------------------------------------------------------------------------
+    @friendly("send the message")
+    async def do_send(self, text: str, task_id: str | None = None) -> str | None:
+        self._need_runtime()
+        message_id, _turn = await self.session.send(text, task_id)
+        self.live.schedule()
+        return message_id
+
+    @friendly("change the message")
+    async def do_withdraw(self, message_id: str, replacement: str | None = None) -> None:
+        self._need_runtime()
+        new = await self.session.withdraw(message_id, replacement)
+        self.notify("Message replaced." if new else "Message withdrawn; the task will not read it.",
+                    severity="information")
+        self.live.schedule(everything=True)
+
+    # ---- gates ------------------------------------------------------------------------------------
+    @friendly("answer the gate")
+    async def do_resolve(self, gate: "GateView", approve: bool, option: int | None = None) -> None:
+        self._need_runtime()
+        row = await self.session.resolve_gate(gate.id, approve=approve, option=option)
+        resolution = row.resolution or {}
+        if approve:
+            label = resolution.get("label")
+            self.notify(f"Approved: {gate.question}" + (f" → {label}" if label else ""), severity="information")
+        else:
+            self.notify(f"Rejected: {gate.question}", severity="information")
+        self.live.schedule(everything=True)
+
+    @friendly("approve the next gate")
+    async def approve_next_gate(self) -> None:
+        self._need_runtime()
+        from ..views import load_gates
+
+        gates = await load_gates(self.session.db)
+        if not gates:
+            self.notify("No gate is waiting for you.", severity="information")
+            return
+        await self.do_resolve(gates[0], True, None)
+
+    # ---- tasks ------------------------------------------------------------------------------------
+    @friendly("change the task")
+    async def do_card_action(self, task_id: str, action: str) -> None:
+        self._need_runtime()
+        from ..views import load_cards
+
+        card = (await load_cards(self.session.db, [task_id])).get(task_id)
+        if card is None:
+            raise LomoError("that task no longer exists")
+        if action == "open":
+            await self.open_task(task_id)
+            return
+        if action == "pause":
+            word = "resume" if card.can_resume else "pause"
+            await self.session.control(task_id, word)
+            self.notify(f"{'Resumed' if word == 'resume' else 'Paused'}: {card.title}")
+        elif action == "stop":
+            await self.session.control(task_id, "stop")
+            self.notify(f"Stopped: {card.title}. Its history stays; start a new task to continue the idea.")
+        elif action == "promote":
+            if await self.session.promote(task_id):
+                self.notify(f"Promoted to a persistent task: {card.title}")
+            else:
+                self.notify(f"{card.title} is already a {card.kind} task.", severity="warning")
+        elif action == "archive":
+            await self.session.archive(task_id)
+            self.notify(f"Archived: {card.title}. Find it again with the command palette (Ctrl+P).")
+        self.live.schedule(everything=True)
+
+    async def open_task(self, task_id: str) -> None:
+        from .screens.task import TaskScreen
+
+        await self.push_screen(TaskScreen(task_id))  # type: ignore[attr-defined]
+
+    @friendly("create the task")
+    async def do_new_task(self, title: str, brief: str = "") -> str | None:
+        self._need_runtime()
+        task_id = await self.session.create_task(title, brief)
+        self.notify(f"New task: {title}. Type in its view to brief it.")
+        self.live.schedule(everything=True)
+        return task_id
+
+    @friendly("pause all tasks")
+    async def do_pause_all(self) -> None:
+        self._need_runtime()
+        count = await self.session.pause_all()
+        self.notify(f"Paused {count} task(s)." if count else "Nothing was running.")
+        self.live.schedule(everything=True)
+
+    @friendly("switch the model")
+    async def do_switch_model(self, name: str) -> None:
+        self._need_runtime()
+        self.session.switch_model(name)
+        self.notify(f"Next steps use {name}.")
+        self.after_model_switch()  # type: ignore[attr-defined]
+
+    # ---- files ------------------------------------------------------------------------------------
+    async def open_file(self, path: Path) -> None:
+        from .screens.preview import PreviewScreen
+
+        await self.push_screen(PreviewScreen(path))  # type: ignore[attr-defined]
+
+    def edit_file(self, path: Path) -> None:
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.notify("Set $EDITOR (for example `export EDITOR=nano`) to edit files from Lomo.",  # type: ignore
+                        title="No editor", severity="warning")
+            return
+        try:
+            with self.suspend():  # type: ignore[attr-defined]
+                subprocess.call([*shlex.split(editor), str(path)])
+        except Exception as exc:  # noqa: BLE001 — e.g. suspend unsupported, editor missing
+            self.notify(f"Could not start {editor}: {exc}", title="Editor", severity="error")  # type: ignore
+        self.live.schedule(everything=True)
+
+    notify: Any
+    suspend: Any

@@ -1,0 +1,223 @@
+"""The Lomo TUI application: one screen (stream, gates, tree), a task view, a palette, themes.
+
+Start-up order: the main screen paints first (settings are already read); then a worker builds the
+runtime in a thread (SQLAlchemy, migrations, workers), subscribes to its bus and shows the state. A
+remote model's client library (litellm) loads last, in a thread, while the header says "loading".
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Iterable
+
+from textual.app import App
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from .. import views
+from . import keys
+from .actions import Actions, log_hint
+from .fmt import Clock, clock_time
+from .images import image_mode
+from .live import Live
+from .session import Seed, Session, is_remote
+from .themes import DEFAULT_THEME, discover
+
+log = logging.getLogger("lomo.tui")
+
+
+def _commands() -> Any:
+    from .commands import LomoCommands
+
+    return LomoCommands
+
+
+def _main_screen() -> Screen:
+    from .screens.main import MainScreen
+
+    return MainScreen()
+
+
+class LomoApp(Actions, App[int]):
+    TITLE = "Lomo"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere keep it
+    COMMANDS = App.COMMANDS | {_commands}
+    MODES = {"main": _main_screen}  # a mode, so the screen's own .tcss is loaded with it
+    DEFAULT_MODE = "main"
+    BINDINGS = keys.bindings("app.quit", "app.help", "app.palette", "app.new_task", "app.gates", "app.tree",
+                             "app.refresh")
+
+    def __init__(self, settings: Any, *, runtime: Any = None, start_workers: bool = True, seed: Seed | None = None,
+                 clock: Clock | None = None, images: str | None = None, config_dir: Path | None = None,
+                 theme: str | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.session = Session(settings, runtime=runtime, start_workers=start_workers, seed=seed)
+        self.clock: Clock = clock or clock_time
+        self.image_mode = images or image_mode(settings)
+        self.workspace_root = Path(settings.workspace)
+        self.config_dir = config_dir
+        self.currency = str(settings.section("budget").get("currency", "credits"))
+        self.requested_theme = theme or str(settings.section("tui").get("theme", "") or DEFAULT_THEME)
+        self.live = Live(self)
+        self.snap: views.Snapshot | None = None
+        self.booted = False
+        self.boot_error: str | None = None
+        self.keymap, self._problems = keys.keymap_from_config(settings.file or {})
+        try:
+            self.workspace_root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self._problems.append(f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}")
+
+    # ---- start-up -------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._install_themes()
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        for problem in self._problems:
+            self.notify(problem, title="Config", severity="warning", timeout=10)
+        self.call_after_refresh(self._start)
+
+    def _install_themes(self) -> None:
+        user_dir = self.config_dir
+        if user_dir is None:
+            from ..config import config_dir
+
+            user_dir = config_dir()
+        found, problems = discover(user_dir / "themes")
+        for theme in found:
+            self.register_theme(theme)
+        self._problems.extend(problems)
+        name = self.requested_theme
+        if name not in self.available_themes:
+            self._problems.append(f"theme {name!r} is not installed; using {DEFAULT_THEME}. "
+                                  f"Put theme files in {user_dir / 'themes'}")
+            name = DEFAULT_THEME
+        self.theme = name
+
+    def _start(self) -> None:
+        self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
+
+    async def _boot(self) -> None:
+        self.set_status("starting…")
+        try:
+            await self.session.open()
+        except Exception as exc:  # noqa: BLE001 — stay open and say what to do
+            log.exception("runtime failed to start")
+            self.boot_error = str(exc)
+            self.set_status("not started")
+            self.notify(f"{exc}\nCheck --db and --workspace (or LOMO_DB_URL / LOMO_WORKSPACE). {log_hint()}",
+                        title="Lomo could not start", severity="error", timeout=30)
+            return
+        self.run_worker(self.live.pump(self.session.queue), name="live", group="live", exit_on_error=False)
+        await self.refresh_views(everything=True)
+        self.booted = True
+        self.set_status("")
+        if is_remote(self.session.model_name):
+            self.run_worker(self._load_model(), name="model", group="model", exclusive=True, exit_on_error=False)
+
+    async def _load_model(self) -> None:
+        self.set_model_state("loading")
+        try:
+            await self.session.preload_model()
+        except Exception as exc:  # noqa: BLE001
+            self.set_model_state("unavailable")
+            self.notify(f"{exc}. Switch to lomo/local from the command palette (Ctrl+P) to keep working.",
+                        title="Model", severity="error", timeout=15)
+            return
+        self.set_model_state("ready")
+
+    def after_model_switch(self) -> None:
+        self.set_model_state(self.session.model_state)
+        if is_remote(self.session.model_name):
+            self.run_worker(self._load_model(), name="model", group="model", exclusive=True, exit_on_error=False)
+        self.live.schedule(everything=True)
+
+    async def on_unmount(self) -> None:
+        await self.session.close()
+
+    # ---- state shown everywhere ----------------------------------------------------------------------
+    def _headers(self) -> Iterable[Any]:
+        from .widgets.header import HeaderBar
+
+        for screen in self.screen_stack:
+            yield from screen.query(HeaderBar)
+
+    def set_status(self, status: str) -> None:
+        for header in self._headers():
+            header.status = status
+
+    def set_model_state(self, state: str) -> None:
+        for header in self._headers():
+            header.model_state = state
+            header.model = self.session.model_name
+
+    @property
+    def main_screen(self) -> Any:
+        return self.screen_stack[0] if self.screen_stack else None
+
+    async def refresh_views(self, *, tasks: set[str | None] | None = None, files: list[dict[str, Any]] | None = None,
+                            everything: bool = False) -> None:
+        """Read the state once and hand it to every screen that shows it."""
+        if not self.session.opened:
+            return
+        snap = await views.snapshot(self.session.db, self.session.settings)
+        self.snap = snap
+        for header in self._headers():
+            header.header = snap.header
+            header.model = self.session.model_name
+        for screen in list(self.screen_stack):
+            apply = getattr(screen, "apply_snapshot", None)
+            if apply is not None:
+                await apply(snap, tasks=tasks or set(), everything=everything)
+
+    async def task_title(self, task_id: str | None) -> str:
+        if self.snap is not None and task_id in self.snap.cards:
+            return self.snap.cards[task_id].title
+        return "Main" if task_id in (None, self.session.main_id) else (task_id or "")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            log.error("worker %s failed", event.worker.name, exc_info=error)
+            self.notify(f"{type(error).__name__}: {error}. {log_hint()}", title="Something went wrong",
+                        severity="error", timeout=10)
+
+    # ---- app-wide actions ------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.keymap))
+
+    async def action_new_task(self) -> None:
+        from .screens.prompt import PromptScreen
+
+        async def made(title: str | None) -> None:
+            if title:
+                task_id = await self.do_new_task(title)
+                if task_id:
+                    await self.open_task(task_id)
+
+        await self.push_screen(PromptScreen("New task", "What is the goal? (a title; brief it in its view)"), made)
+
+    async def action_refresh_views(self) -> None:
+        await self.refresh_views(everything=True)
+
+    def action_focus_gates(self) -> None:
+        handler = getattr(self.screen, "focus_gates", None)
+        if handler is not None:
+            handler()
+        else:
+            self.notify("The gate inbox is on the main screen (Esc to go back).")
+
+    def action_focus_tree(self) -> None:
+        handler = getattr(self.screen, "focus_tree", None)
+        if handler is not None:
+            handler()
+
+    def action_switch_theme(self, name: str) -> None:
+        if name in self.available_themes:
+            self.theme = name
+        else:
+            self.notify(f"No theme called {name!r}.", severity="warning")

@@ -1,0 +1,103 @@
+"""Small pure formatting helpers shared by widgets (money, times, bars, message styling)."""
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Callable
+
+from textual.content import Content, Span
+
+Clock = Callable[[float], str]
+
+STATE_STYLE = {
+    "running": "$success",
+    "waiting_job": "$secondary",
+    "waiting_you": "$warning",
+    "paused": "$text-muted",
+    "done": "$primary",
+    "failed": "$error",
+    "stopped": "$text-muted",
+    "idle": "$text-muted",
+    "archived": "$text-muted",
+}
+STATE_ICON = {
+    "running": "●", "waiting_job": "◔", "waiting_you": "⚑", "paused": "‖", "done": "✓", "failed": "✗",
+    "stopped": "■", "idle": "○", "archived": "▫",
+}
+
+
+def clock_time(at: float) -> str:
+    """Local wall-clock time for a timestamp (HH:MM, or the date for older days)."""
+    if not at:
+        return ""
+    now = time.localtime()
+    then = time.localtime(at)
+    if then[:3] == now[:3]:
+        return time.strftime("%H:%M", then)
+    return time.strftime("%d %b %H:%M", then)
+
+
+def frozen_clock(text: str = "09:41") -> Clock:
+    """A clock for snapshots: every time reads the same."""
+    return lambda _at: text
+
+
+def money(amount: float | None, currency: str = "USD") -> str:
+    """"$0.12" for dollars, "0.40 credits" for anything else."""
+    if amount is None:
+        return "—"
+    number = f"{amount:,.2f}" if amount >= 0.01 or amount == 0 else f"{amount:.3f}"
+    return f"${number}" if currency.upper() in ("USD", "$") else f"{number} {currency}"
+
+
+def bar(done: int, total: int, width: int = 8) -> str:
+    if total <= 0:
+        return ""
+    filled = round(width * done / total)
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def middle_cut(text: str, width: int) -> str:
+    """"jazz-short-film-shot-1-of-3-90bb0b.png" -> "jazz-short-fi…0bb0b.png"."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[: keep - keep // 2] + "…" + text[-(keep // 2):]
+
+
+def short_path(path: str | Path, home: Path | None = None) -> str:
+    path = Path(path)
+    home = home or Path.home()
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)
+
+
+_INLINE = (
+    (re.compile(r"\*\*(.+?)\*\*"), "bold"),
+    (re.compile(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])"), "italic"),
+    (re.compile(r"`([^`]+)`"), "$secondary"),
+)
+
+
+def message_content(text: str) -> Content:
+    """Markdown-flavoured styling without re-layout: headings, bold, italics and code are styled in place,
+    the markers stay (so selection copies exactly what was written). Fast enough for thousands of rows."""
+    spans: list[Span] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            spans.append(Span(offset, offset + len(line.rstrip("\n")), "bold $accent"))
+        elif stripped.startswith(("- ", "* ", "+ ")):
+            lead = len(line) - len(stripped)
+            spans.append(Span(offset + lead, offset + lead + 1, "$primary"))
+        elif stripped.startswith(">"):
+            spans.append(Span(offset, offset + len(line.rstrip("\n")), "italic $text-muted"))
+        offset += len(line)
+    for pattern, style in _INLINE:
+        for match in pattern.finditer(text):
+            spans.append(Span(match.start(), match.end(), style))
+    return Content(text, spans=spans)

@@ -1,0 +1,172 @@
+"""The task view: brief, checklist, artifacts with previews, the inbox (withdraw / replace), the
+ledger's activity timeline, and the task's own conversation. What is typed here goes to this task
+directly, by id (A4): no Router, no model call to decide where it belongs."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+
+from ... import views
+from ...errors import LomoError
+from .. import keys
+from ..fmt import STATE_ICON, STATE_STYLE, bar
+from ..widgets.card import spend_text
+from ..widgets.composer import Composer
+from ..widgets.header import HeaderBar
+from ..widgets.stream import PAGE, StreamView
+from ..widgets.task_parts import ArtifactList, ArtifactRow, InboxList, TimelineList, checklist_content
+
+NARROW = 100
+
+
+def title_line(card: views.Card, currency: str = "credits") -> Content:
+    style = STATE_STYLE.get(card.state, "$foreground")
+    facts = [card.kind, card.state_label, spend_text(card, currency)]
+    if card.checklist_total:
+        facts.append(f"{bar(card.checklist_done, card.checklist_total)} {card.checklist_done}/{card.checklist_total}")
+    icon = STATE_ICON.get(card.state, "•")
+    line = Content.from_markup(f"[{style}]{icon}[/] [b]$title[/]  [$text-muted]$facts · $id[/]",
+                               title=card.title, facts=" · ".join(facts), id=card.id)
+    extra = [Content.from_markup("[$warning]△ $n[/]", n=n) for n in card.notices[:3]]
+    if card.state == "failed" and card.reason:
+        extra.append(Content.from_markup("[$error]$r[/] [$text-muted](p resumes from the main screen)[/]",
+                                         r=card.reason))
+    return Content("\n").join([line, *extra])
+
+
+class TaskScreen(Screen):
+    CSS_PATH = Path(__file__).with_name("task.tcss")
+    BINDINGS = keys.bindings("task.back")
+    AUTO_FOCUS = "#composer-input"
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__()
+        self.task_id = task_id
+        self.detail: views.TaskDetail | None = None
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        app: Any = self.app
+        yield HeaderBar(app.workspace_root, app.session.model_name, id="header")
+        yield Static(id="task-title")
+        with Horizontal(id="task-body"):
+            with Vertical(id="task-left"):
+                with VerticalScroll(id="task-info"):
+                    yield Static("Brief", classes="section-title")
+                    yield Markdown(id="brief")
+                    yield Static("Checklist", classes="section-title")
+                    yield Static(id="checklist")
+                    yield Static("Artifacts", classes="section-title")
+                    yield ArtifactList(app.workspace_root, id="artifacts")
+                yield StreamView(id="task-stream")
+            with Vertical(id="task-right"):
+                with Vertical(id="inbox-box"):
+                    yield Static("Inbox", classes="pane-title")
+                    yield InboxList(app.clock, id="inbox")
+                with Vertical(id="timeline-box"):
+                    yield Static("Activity", classes="pane-title")
+                    yield TimelineList(app.clock, id="timeline")
+        yield Composer("Message this task — Enter sends", id="composer", task_id=self.task_id, fixed=True,
+                       title="…")
+        yield Footer()
+
+    def on_resize(self, event: Any) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
+
+    async def on_mount(self) -> None:
+        app: Any = self.app
+        header = self.query_one(HeaderBar)
+        if app.snap is not None:
+            header.header = app.snap.header
+        header.model_state = app.session.model_state
+        header.status = "" if app.booted else "starting…"
+        await self.refresh_task()
+
+    async def refresh_task(self) -> None:
+        app: Any = self.app
+        if not app.session.opened:
+            return
+        try:
+            detail = await views.load_task(app.session.db, self.task_id)
+        except LomoError as exc:
+            app.notify(str(exc), title="Task", severity="error")
+            app.pop_screen()
+            return
+        page = await views.load_stream(app.session.db, self.task_id, limit=PAGE, with_cards=False)
+        self.detail = detail
+        card = detail.card
+        self.query_one("#task-title", Static).update(title_line(card, app.currency))
+        composer = self.query_one(Composer)
+        composer.target_title = card.title
+        brief = detail.brief or detail.goal or "_No brief yet: tell the task what you want below._"
+        markdown = self.query_one("#brief", Markdown)
+        if getattr(markdown, "_lomo_source", None) != brief:
+            markdown._lomo_source = brief  # type: ignore[attr-defined]
+            await markdown.update(brief)
+        self.query_one("#checklist", Static).update(checklist_content(detail.checklist))
+        await self.query_one(ArtifactList).show(detail.artifacts)
+        self.query_one(InboxList).show(detail.inbox)
+        self.query_one(TimelineList).show(detail.timeline)
+        await self.query_one("#task-stream", StreamView).show_page(page)
+        self.loaded = True
+
+    async def apply_snapshot(self, snap: views.Snapshot, *, tasks: set[str | None], everything: bool) -> None:
+        if everything or self.task_id in tasks or None in tasks:
+            await self.refresh_task()
+
+    async def on_live_token(self, notice: Any) -> None:
+        streams = self.query("#task-stream")
+        if notice.task_id == self.task_id and streams:
+            stream = streams.first(StreamView)
+            if notice.type == "token":
+                await stream.live_token(notice.data.get("text", ""))
+            else:
+                await stream.live_thinking()
+
+    async def on_live_end(self, notice: Any) -> None:
+        if notice.task_id == self.task_id and notice.type != "step_committed":
+            for stream in self.query("#task-stream").results(StreamView):
+                await stream.end_live()
+
+    @on(Composer.Submitted)
+    async def send(self, event: Composer.Submitted) -> None:
+        await self.app.do_send(event.text, self.task_id)  # type: ignore[attr-defined]
+
+    @on(InboxList.Change)
+    async def change_message(self, event: InboxList.Change) -> None:
+        app: Any = self.app
+        if not event.replace:
+            await app.do_withdraw(event.item.id)
+            return
+        from .prompt import PromptScreen
+
+        async def replaced(text: str | None) -> None:
+            if text:
+                await app.do_withdraw(event.item.id, text)
+
+        await app.push_screen(PromptScreen("Replace the message", "The task has not read it yet.", event.item.text),
+                              replaced)
+
+    @on(ArtifactRow.Chosen)
+    async def artifact(self, event: ArtifactRow.Chosen) -> None:
+        if event.edit:
+            self.app.edit_file(event.path)  # type: ignore[attr-defined]
+        else:
+            await self.app.open_file(event.path)  # type: ignore[attr-defined]
+
+    @on(StreamView.LoadEarlier)
+    async def load_earlier(self, event: StreamView.LoadEarlier) -> None:
+        app: Any = self.app
+        page = await views.load_stream(app.session.db, self.task_id, before=event.before, limit=PAGE,
+                                       with_cards=False)
+        await event.stream.show_earlier(page)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,155 @@
+"""The TUI's door to the embedded runtime. No Textual import here.
+
+Every creator action goes through the runtime's own doors: `Runtime.send` (routing by id when the
+target is known, A4), the ledger (withdraw, pause/resume/stop), governance (`resolve_gate`, recorded
+with `by="creator:tui"`, G6), then `Runtime.resolve_wait`. The runtime is built in a thread after the
+first paint, so importing SQLAlchemy and opening the database never delays the first screen.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from typing import Any, Awaitable, Callable
+
+from ..errors import LomoError
+
+log = logging.getLogger("lomo.tui")
+
+Seed = Callable[[Any], Awaitable[None]]
+
+
+def is_remote(model: str) -> bool:
+    return not model.startswith("lomo/")
+
+
+def build_runtime(settings: Any) -> Any:
+    """Import and construct the runtime (run in a thread: the imports take a few hundred ms)."""
+    from ..runtime.scheduler import Runtime
+
+    return Runtime(settings)
+
+
+class Session:
+    """Owns the runtime for the app's lifetime and offers the actions the screens need."""
+
+    def __init__(self, settings: Any, *, runtime: Any = None, start_workers: bool = True,
+                 seed: Seed | None = None) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.start_workers = start_workers
+        self.seed = seed
+        self.queue: asyncio.Queue[Any] | None = None
+        self.main_id: str | None = None
+        self.model_name = settings.model
+        self.model_state = "loading" if is_remote(settings.model) else "ready"
+        self.opened = False
+
+    # ---- life cycle -----------------------------------------------------------------------------
+    async def open(self) -> None:
+        if self.runtime is None:
+            self.runtime = await asyncio.to_thread(build_runtime, self.settings)
+        rt = self.runtime
+        self.queue = rt.bus.subscribe(maxsize=5000)
+        if self.start_workers:  # services too: the workspace watcher (object_changed notices), the studio
+            await rt.start()
+        else:
+            await rt.open()
+        if self.seed is not None:
+            await self.seed(rt)
+        self.main_id = await rt.ledger.main_task_id()
+        self.opened = True
+
+    async def close(self) -> None:
+        rt, self.runtime = self.runtime, None
+        if rt is None:
+            return
+        if self.queue is not None:
+            rt.bus.unsubscribe(self.queue)
+        try:
+            await rt.close(grace=3.0)
+        except Exception:  # noqa: BLE001 — closing must never keep the terminal hostage
+            log.exception("runtime close failed")
+
+    @property
+    def db(self) -> Any:
+        return self.runtime.db
+
+    async def preload_model(self) -> None:
+        """Import the remote model's client library in a thread; the header says "loading" meanwhile."""
+        if not is_remote(self.model_name):
+            self.model_state = "ready"
+            return
+        from ..models import remote
+
+        self.model_state = "loading"
+        try:
+            await asyncio.to_thread(remote.preload)
+        except Exception as exc:  # noqa: BLE001 — reported in the header and a notification
+            self.model_state = "unavailable"
+            raise LomoError(f"could not load the model library for {self.model_name}: {exc}") from exc
+        self.model_state = "ready"
+
+    # ---- creator actions ----------------------------------------------------------------------------
+    async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
+        text = text.strip()
+        if not text:
+            raise LomoError("type a message first")
+        return await self.runtime.send(text, task_id)
+
+    async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None) -> Any:
+        """The creator's key press answers the gate (the one door: the runtime records it and wakes
+        whatever it lets go on)."""
+        return await self.runtime.resolve_gate(gate_id, approve=approve, option=option,
+                                               by="creator:tui:" + ("approve" if approve else "reject"))
+
+    async def control(self, task_id: str, action: str) -> None:
+        await self.runtime.ledger.control(task_id, action, reason=f"{action} by the creator")
+        if action == "resume":
+            await self.runtime.sweep()  # wake the resumed turn now, not at the next watchdog pass
+
+    async def withdraw(self, message_id: str, replacement: str | None = None) -> str | None:
+        new = await self.runtime.ledger.withdraw(message_id, replacement)
+        if new is not None:
+            await self.runtime.sweep()
+        return new
+
+    async def promote(self, task_id: str) -> bool:
+        try:
+            await self.runtime.ledger.control(task_id, "promote")
+        except LomoError as exc:
+            if "already" in str(exc):
+                return False
+            raise
+        return True
+
+    async def archive(self, task_id: str, archived: bool = True) -> None:
+        await self.runtime.ledger.control(task_id, "archive" if archived else "unarchive")
+
+    async def create_task(self, title: str, brief: str = "") -> str:
+        title = title.strip()
+        if not title:
+            raise LomoError("a task needs a title")
+        return await self.runtime.ledger.create_task(title, kind="persistent", brief=brief.strip())
+
+    async def pause_all(self) -> int:
+        from ..views import controllable_tasks
+
+        ids = await controllable_tasks(self.db)
+        for task_id in ids:
+            await self.runtime.ledger.control(task_id, "pause", reason="pause all by the creator")
+        return len(ids)
+
+    def switch_model(self, name: str) -> None:
+        """Use NAME for the next model calls (steps in flight finish on the old one)."""
+        from ..models import make_model
+
+        name = name.strip()
+        if not name:
+            raise LomoError("name a model, e.g. lomo/local or openai/gpt-4o-mini")
+        settings = dataclasses.replace(self.settings, model=name)
+        self.runtime.model = make_model(settings, self.runtime.ledger.count_model_calls)
+        self.runtime.settings = settings
+        self.settings = settings
+        self.model_name = name
+        self.model_state = "loading" if is_remote(name) else "ready"

@@ -1,0 +1,1 @@
+"""Widgets of the Lomo TUI. Each module is small and imported by the screen that shows it."""

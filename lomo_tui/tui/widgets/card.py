@@ -1,0 +1,181 @@
+"""A task card (K2): title, kind, state, checklist progress, spend, jobs, latest artifacts (with a
+thumbnail where the terminal can show one), change notices, the latest reply, and actions."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...views import Card
+from .. import keys
+from ..fmt import STATE_ICON, STATE_STYLE, bar, middle_cut, money
+
+RUNNING = ("running", "waiting_job", "waiting_you", "idle")
+
+
+def card_actions(card: Card) -> list[tuple[str, str]]:
+    """(action, label) pairs offered for CARD in its current state."""
+    acts = [("open", "open"), ("reply", "reply")]
+    if card.state in ("paused",) or card.status == "failed":
+        acts.append(("pause", "resume"))
+    elif card.state not in ("done", "stopped", "archived"):
+        acts.append(("pause", "pause"))
+    if card.state not in ("done", "stopped", "archived", "failed"):
+        acts.append(("stop", "stop"))
+    if card.kind == "lightweight":
+        acts.append(("promote", "promote"))
+    if card.state not in ("running", "archived"):
+        acts.append(("archive", "archive"))
+    return acts
+
+
+def spend_text(card: Card, currency: str) -> str:
+    text = money(card.spend, currency)
+    return f"{text} + {money(card.model_cost)} model" if card.model_cost else text
+
+
+def card_body(card: Card, currency: str = "credits") -> Content:
+    icon, style = STATE_ICON.get(card.state, "•"), STATE_STYLE.get(card.state, "$foreground")
+    lines = [Content.from_markup(f"[{style}]{icon}[/] [b]$title[/]  [$text-muted]$kind ·[/] [{style}]$state[/]",
+                                 title=card.title, kind=card.kind, state=card.state_label)]
+    facts = []
+    if card.checklist_total:
+        facts.append(f"{bar(card.checklist_done, card.checklist_total)} {card.checklist_done}/{card.checklist_total}")
+    facts.append(spend_text(card, currency))
+    for job in card.jobs[:2]:
+        if job.progress is not None and job.status not in ("submitting", "queued"):
+            pct = round(job.progress * 100)
+            facts.append(f"{job.kind} {job.status} {bar(pct, 100, 6)} {pct}%")
+        else:
+            facts.append(f"{job.kind} {job.status}")
+    lines.append(Content.from_markup("[$text-muted]$facts[/]", facts=" · ".join(facts)))
+    if card.artifacts:
+        names = " · ".join(f"{middle_cut(a.name, 26)} v{a.version}" for a in card.artifacts[:2])
+        more = len(card.artifacts) - 2
+        if more > 0:
+            names += f" · +{more} more"
+        lines.append(Content.from_markup("[$secondary]↳ $names[/]", names=names))
+    for notice in card.notices[:2]:
+        lines.append(Content.from_markup("[$warning]△ $notice[/]", notice=notice))
+    if card.state == "failed" and card.reason:
+        lines.append(Content.from_markup("[$error]$reason[/]", reason=card.reason))
+    elif card.reply:
+        reply = card.reply if len(card.reply) <= 96 else card.reply[:95] + "…"
+        lines.append(Content.from_markup("[i $text-muted]“$reply”[/]", reply=reply))
+    return Content("\n").join(lines)
+
+
+class CardActions(Static):
+    """The clickable action row; each word is a link that runs the card's action."""
+
+    def show(self, card: Card) -> None:
+        parts = [f"[@click=act('{name}')]{label}[/]" for name, label in card_actions(card)]
+        self.update(Content.from_markup(" · ".join(parts)))
+
+    def action_act(self, name: str) -> None:
+        card = self.query_ancestor(TaskCard)
+        card.post_message(TaskCard.Action(card, name))
+
+
+class TaskCard(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    TaskCard { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: wide $panel; background: $boost; }
+    TaskCard:focus { border-left: wide $primary; background: $primary 10%; }
+    TaskCard.-waiting_you { border-left: wide $warning; }
+    TaskCard.-failed { border-left: wide $error; }
+    TaskCard #card-row { height: auto; }
+    TaskCard #thumb { width: 12; height: 5; margin-right: 1; }
+    TaskCard #card-text { height: auto; width: 1fr; }
+    TaskCard CardActions { color: $text-muted; height: 1; }
+    TaskCard CardActions:hover { color: $foreground; }
+    TaskCard:focus CardActions { color: $primary; }
+    """
+    BINDINGS = keys.bindings("card.open", "card.reply", "card.pause", "card.stop", "card.promote", "card.archive")
+
+    card: reactive[Card | None] = reactive(None, always_update=False)
+
+    class Action(Message):
+        def __init__(self, card: "TaskCard", action: str) -> None:
+            super().__init__()
+            self.task_card = card
+            self.action = action
+
+        @property
+        def task_id(self) -> str:
+            return self.task_card.task_id
+
+    def __init__(self, card: Card, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.task_id = card.id
+        self.set_reactive(TaskCard.card, card)
+        self._thumb_key: tuple[str, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="card-row"):
+            yield Static(id="card-text")
+        yield CardActions()
+
+    def on_mount(self) -> None:
+        self._show()
+
+    def watch_card(self) -> None:
+        if self.is_mounted:
+            self._show()
+
+    def _show(self) -> None:
+        card = self.card
+        if card is None:
+            return
+        self.set_classes(["-" + card.state])
+        self.query_one("#card-text", Static).update(card_body(card, getattr(self.app, "currency", "credits")))
+        self.query_one(CardActions).show(card)
+        self.tooltip = f"{card.title} — {card.id}"
+        self._show_thumb(card)
+
+    def _show_thumb(self, card: Card) -> None:
+        image = next((a for a in card.artifacts if a.is_image), None)
+        key = (image.path, image.version) if image else None
+        if key == self._thumb_key:
+            return
+        self._thumb_key = key
+        for old in self.query("#thumb"):
+            old.remove()
+        self.query_one("#card-row").styles.min_height = 5 if image is not None else None  # no jump when it loads
+        if image is not None:
+            self.run_worker(self._mount_thumb(image.path), group="thumb", exclusive=True, exit_on_error=False)
+
+    async def _mount_thumb(self, rel: str) -> None:
+        from ..images import load_picture, widget_class
+
+        cls = await widget_class(getattr(self.app, "image_mode", "auto"))
+        root = getattr(self.app, "workspace_root", None)
+        if cls is None or root is None:
+            return
+        picture = await load_picture(root / rel, (192, 160))
+        if picture is None or not self.is_mounted:
+            return
+        row = self.query_one("#card-row")
+        await row.mount(cls(picture, id="thumb"), before=0)
+
+    def action_open(self) -> None:
+        self.post_message(self.Action(self, "open"))
+
+    def action_reply(self) -> None:
+        self.post_message(self.Action(self, "reply"))
+
+    def action_pause(self) -> None:
+        self.post_message(self.Action(self, "pause"))
+
+    def action_stop(self) -> None:
+        self.post_message(self.Action(self, "stop"))
+
+    def action_promote(self) -> None:
+        self.post_message(self.Action(self, "promote"))
+
+    def action_archive(self) -> None:
+        self.post_message(self.Action(self, "archive"))

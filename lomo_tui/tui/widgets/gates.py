@@ -1,0 +1,126 @@
+"""The gate inbox (K3): each pending gate with its question, options and their consequences, what it
+blocks and what continues meanwhile. Single keys on the highlighted gate: a (or y) approves,
+r (or n) rejects, 1–9 chooses an option. Resolved gates leave the list on the next refresh."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...views import GateView
+from .. import keys
+
+KIND_LABEL = {"clarify": "which task?", "plan": "plan", "spend": "spending", "irreversible": "irreversible",
+              "question": "question"}
+
+
+def gate_prompt(gate: GateView) -> Content:
+    lines = [Content.from_markup("[b $warning]⚑[/] [b]$q[/]", q=gate.question),
+             Content.from_markup("  [$text-muted]$kind · $task[/]", kind=KIND_LABEL.get(gate.kind, gate.kind),
+                                 task=gate.task_title)]
+    for number, option in enumerate(gate.options, 1):
+        lines.append(Content.from_markup("  [b]$n.[/] $label", n=str(number), label=option.label))
+        if option.consequence:
+            lines.append(Content.from_markup("    [$text-muted]→ $cons[/]", cons=option.consequence))
+    if gate.blocks:
+        lines.append(Content.from_markup("  [$text-muted]waits:[/] $b", b=gate.blocks))
+    if gate.continues:
+        lines.append(Content.from_markup("  [$text-muted]goes on:[/] $c", c=gate.continues))
+    return Content("\n").join(lines)
+
+
+class GateList(OptionList):
+    BINDINGS = keys.bindings("gate.approve", "gate.reject", "gate.open")  # digits: see on_key
+
+    class Resolve(Message):
+        def __init__(self, gate: GateView, approve: bool, option: int | None) -> None:
+            super().__init__()
+            self.gate = gate
+            self.approve = approve
+            self.option = option
+
+    class OpenTask(Message):
+        def __init__(self, gate: GateView) -> None:
+            super().__init__()
+            self.gate = gate
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.gates: dict[str, GateView] = {}
+
+    def show(self, gates: tuple[GateView, ...]) -> None:
+        ids = [g.id for g in gates]
+        if ids == list(self.gates) and all(self.gates[g.id] == g for g in gates):
+            return
+        current = self.highlighted_gate
+        self.gates = {g.id: g for g in gates}
+        self.clear_options()
+        self.add_options([Option(gate_prompt(g), id=g.id) for g in gates])
+        if gates:
+            keep = ids.index(current.id) if current is not None and current.id in ids else 0
+            self.highlighted = keep
+
+    @property
+    def highlighted_gate(self) -> GateView | None:
+        if self.highlighted is None or not self.option_count:
+            return None
+        option = self.get_option_at_index(self.highlighted)
+        return self.gates.get(option.id or "")
+
+    def _resolve(self, approve: bool, option: int | None) -> None:
+        gate = self.highlighted_gate
+        if gate is None:
+            self.app.notify("No gate is waiting for you.", severity="information")
+            return
+        if option is not None and not 1 <= option <= max(len(gate.options), 1):
+            self.app.notify(f"This gate has {len(gate.options)} options; press 1–{len(gate.options)}.",
+                            severity="warning")
+            return
+        self.post_message(self.Resolve(gate, approve, option))
+
+    def action_approve(self) -> None:
+        self._resolve(True, None)
+
+    def action_reject(self) -> None:
+        self._resolve(False, None)
+
+    def on_key(self, event: Any) -> None:
+        if event.character and event.character.isdigit() and event.character != "0" and self.gates:
+            event.stop()
+            event.prevent_default()
+            self._resolve(True, int(event.character))
+
+    def action_open_task(self) -> None:
+        gate = self.highlighted_gate
+        if gate is not None and gate.task_id:
+            self.post_message(self.OpenTask(gate))
+
+
+class GateInbox(Vertical):
+    DEFAULT_CSS = """
+    GateInbox { width: 36; border-left: tall $panel; }
+    GateInbox #gates-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    GateInbox GateList { height: 1fr; border: none; padding: 0; background: $surface; scrollbar-size-vertical: 1; }
+    GateInbox GateList:focus { background-tint: $primary 5%; }
+    GateInbox #gates-hint { height: auto; padding: 0 1; color: $text-muted; }
+    GateInbox #gates-empty { padding: 1 1; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("Waiting for you", id="gates-title")
+        yield Static("Nothing needs you right now.", id="gates-empty")
+        yield GateList(id="gate-list")
+        yield Static(Content.from_markup("[b]a[/] approve · [b]r[/] reject · [b]1–9[/] choose"), id="gates-hint")
+
+    def show(self, gates: tuple[GateView, ...]) -> None:
+        self.query_one(GateList).show(gates)
+        title = f"Waiting for you ({len(gates)})" if gates else "Waiting for you"
+        self.query_one("#gates-title", Static).update(title)
+        self.query_one("#gates-empty").display = not gates
+        self.query_one(GateList).display = bool(gates)
+        self.query_one("#gates-hint").display = bool(gates)

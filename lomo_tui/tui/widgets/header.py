@@ -1,0 +1,60 @@
+"""The one-line header: workspace, model (and whether it is loaded), today's spend against the cap,
+how many gates wait for the creator."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ...views import Header
+from ..fmt import money, short_path
+
+
+class HeaderBar(Widget):
+    DEFAULT_CSS = """
+    HeaderBar { dock: top; height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    header: reactive[Header | None] = reactive(None)
+    status: reactive[str] = reactive("starting…")
+    model_state: reactive[str] = reactive("ready")
+
+    def __init__(self, workspace: Path, model: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.workspace = workspace
+        self.model = model
+        self.tooltip = f"Workspace {short_path(workspace)} · model {model}"
+
+    def render(self) -> Content:
+        full = self._line(compact=False)
+        return full if full.cell_length <= self.size.width - 2 or not self.size.width else self._line(compact=True)
+
+    def _line(self, compact: bool) -> Content:
+        h = self.header
+        model = h.model if h else self.model
+        parts = [Content.from_markup("[b $primary]Lomo[/]"),
+                 Content.from_markup("$name", name=Path(self.workspace).name or "/")]
+        state = {"loading": " [$warning](loading…)[/]", "unavailable": " [$error](unavailable)[/]"}.get(
+            self.model_state, "")
+        parts.append(Content.from_markup("$model" + state, model=model))
+        if h is not None:
+            cap = f" / {money(h.cap, h.currency)}" if h.cap is not None else ""
+            over = h.cap is not None and h.spend_today > h.cap
+            spent = money(h.spend_today, h.currency)
+            if cap and h.currency.upper() not in ("USD", "$"):
+                spent = spent.rsplit(" ", 1)[0]  # "0.40 / 1.00 credits", the unit once
+            spend = f"{spent}{cap}" if compact else f"{spent}{cap} today"
+            if h.model_cost_today and not compact:
+                spend += f" · {money(h.model_cost_today)} model"
+            parts.append(Content.from_markup("[$error]$spend[/]" if over else "$spend", spend=spend))
+            if h.gates:
+                word = "gate" if h.gates == 1 else "gates"
+                waiting = "" if compact else " waiting"
+                parts.append(Content.from_markup(f"[b $warning]⚑ {h.gates} {word}{waiting}[/]"))
+            elif not compact:
+                parts.append(Content.from_markup("[$text-muted]no gates waiting[/]"))
+        if self.status:
+            parts.append(Content.from_markup("[$text-muted]$status[/]", status=self.status))
+        return Content(" │ ").join(parts)

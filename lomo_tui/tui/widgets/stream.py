@@ -1,0 +1,247 @@
+"""A conversation stream: messages, undelivered inbox messages, inline task cards, a live reply.
+
+Long histories stay fast by windowing: only the newest page (120 entries) is mounted, older pages
+load on demand ("↑ N earlier", Ctrl+U), and at most MAX_MOUNTED entries stay mounted — the oldest are
+pruned as new ones arrive. Rows are plain `Static`s with styled `Content` (about 1 ms each, and
+selectable); the database keeps everything.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ...views import Card, StreamItem, StreamPage
+from .. import keys
+from ..fmt import message_content
+from .card import TaskCard
+
+PAGE = 120
+MAX_MOUNTED = 400
+
+
+class MessageRow(Static):
+    DEFAULT_CSS = """
+    MessageRow { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    MessageRow.-user { border-left: wide $primary; background: $primary 8%; }
+    MessageRow.-assistant { border-left: wide $secondary; }
+    MessageRow.-pending { border-left: wide $panel; color: $text-muted; }
+    MessageRow.-live { border-left: wide $secondary; color: $text-muted; }
+    """
+
+    def __init__(self, item: StreamItem, **kwargs: Any) -> None:
+        super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
+        self.item = item
+
+    @staticmethod
+    def content_for(item: StreamItem) -> Content:
+        if item.kind == "pending":
+            return Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=item.text)
+        return message_content(item.text)
+
+
+class EarlierMarker(Static, can_focus=True):
+    DEFAULT_CSS = """
+    EarlierMarker { height: 1; color: $text-muted; text-align: center; margin-bottom: 1; }
+    EarlierMarker:focus, EarlierMarker:hover { color: $primary; }
+    """
+
+    class Pressed(Message):
+        pass
+
+    def set_count(self, count: int) -> None:
+        self.display = count > 0
+        self.update(Content.from_markup(f"[@click=load]↑ {count:,} earlier — click or Ctrl+U to load more[/]"))
+
+    def action_load(self) -> None:
+        self.post_message(self.Pressed())
+
+    def key_enter(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class StreamView(VerticalScroll):
+    DEFAULT_CSS = """
+    StreamView { padding: 0 1; }
+    """
+    BINDINGS = keys.bindings("stream.earlier")
+
+    class LoadEarlier(Message):
+        def __init__(self, stream: "StreamView", before: int | None) -> None:
+            super().__init__()
+            self.stream = stream
+            self.before = before
+
+    def __init__(self, *, card_for: Callable[[str], Card | None] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.card_for = card_for or (lambda _id: None)
+        self.keys: list[str] = []
+        self.rows: dict[str, Widget] = {}
+        self.earlier = 0
+        self.oldest_id: int | None = None
+        self.live: MessageRow | None = None
+        self._live_text = ""
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        marker = EarlierMarker(id="earlier")
+        marker.display = False
+        yield marker
+
+    def on_mount(self) -> None:
+        self.anchor()  # stay at the newest entry while content grows, until the creator scrolls up
+
+    # ---- building rows -------------------------------------------------------------------------
+    def _row(self, item: StreamItem) -> Widget | None:
+        if item.kind == "card":
+            card = self.card_for(item.task_id or "")
+            return TaskCard(card) if card is not None else None
+        return MessageRow(item)
+
+    @property
+    def mounted_rows(self) -> int:
+        return len(self.keys)
+
+    def _at_bottom(self) -> bool:
+        return self.max_scroll_y == 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    async def show_page(self, page: StreamPage) -> None:
+        """Bring the newest part of the stream up to date with PAGE (the latest page from the read model)."""
+        follow = self._at_bottom()
+        items = list(page.items)
+        if not self.keys or not any(item.key in self.rows for item in items):
+            await self._replace(items, page)
+        else:
+            await self._merge(items)
+        await self._keep_live_last(items)
+        if follow:  # prune only while following the newest rows, never under a reader's eyes
+            await self._prune()
+            self.scroll_end(animate=False)
+
+    async def _replace(self, items: list[StreamItem], page: StreamPage) -> None:
+        for widget in list(self.rows.values()):
+            await widget.remove()
+        built = [(item.key, self._row(item)) for item in items]
+        built = [(k, w) for k, w in built if w is not None]
+        self.keys = [k for k, _ in built]
+        self.rows = dict(built)  # type: ignore[arg-type]
+        if built:
+            await self.mount_all([w for _, w in built], after=self.query_one("#earlier"))
+        self.earlier = page.earlier
+        self.oldest_id = page.oldest_id
+        self.query_one(EarlierMarker).set_count(self.earlier)
+
+    async def _merge(self, items: list[StreamItem]) -> None:
+        """Reconcile the tail the page covers: drop rows that left it, add new ones in order, update cards."""
+        wanted = {i.key for i in items}
+        start = min(self.keys.index(i.key) for i in items if i.key in self.rows)
+        for key in self.keys[start:]:
+            if key not in wanted:
+                await self.rows.pop(key).remove()
+        self.keys = self.keys[:start] + [k for k in self.keys[start:] if k in wanted]
+        index = start  # where the next new row goes in self.keys
+        for item in items:
+            widget = self.rows.get(item.key)
+            if widget is not None:
+                index = self.keys.index(item.key) + 1
+                if isinstance(widget, TaskCard):
+                    card = self.card_for(widget.task_id)
+                    if card is not None:
+                        widget.card = card
+                continue
+            widget = self._row(item)
+            if widget is None:
+                continue
+            if index < len(self.keys):
+                await self.mount(widget, before=self.rows[self.keys[index]])
+            elif self.keys:
+                await self.mount(widget, after=self.rows[self.keys[-1]])
+            else:
+                await self.mount(widget, after=self.query_one("#earlier"))
+            self.keys.insert(index, item.key)
+            self.rows[item.key] = widget
+            index += 1
+
+    async def _prune(self) -> None:
+        excess = len(self.keys) - MAX_MOUNTED
+        if excess <= 0:
+            return
+        for key in self.keys[:excess]:
+            await self.rows.pop(key).remove()
+            if key.startswith("m:"):
+                self.earlier += 1
+        self.keys = self.keys[excess:]
+        first_msg = next((k for k in self.keys if k.startswith("m:")), None)
+        if first_msg is not None:
+            self.oldest_id = int(first_msg[2:])
+        self.query_one(EarlierMarker).set_count(self.earlier)
+
+    async def show_earlier(self, page: StreamPage) -> None:
+        """Prepend an older page (from "load earlier"), keeping the view where it was."""
+        items = [i for i in page.items if i.key not in self.rows]
+        built = [(i.key, self._row(i)) for i in items]
+        built = [(k, w) for k, w in built if w is not None]
+        if built:
+            before = self.rows[self.keys[0]] if self.keys else None
+            height = self.virtual_size.height
+            await self.mount_all([w for _, w in built], before=before) if before else await self.mount_all(
+                [w for _, w in built], after=self.query_one("#earlier"))
+            self.keys = [k for k, _ in built] + self.keys
+            self.rows.update(dict(built))
+            self.call_after_refresh(lambda: self.scroll_to(y=self.virtual_size.height - height, animate=False))
+        self.earlier = page.earlier
+        self.oldest_id = page.oldest_id
+        self.query_one(EarlierMarker).set_count(self.earlier)
+
+    # ---- live reply (streamed tokens) ----------------------------------------------------------------
+    async def live_token(self, text: str) -> None:
+        follow = self._at_bottom()
+        if self.live is None:
+            self._live_text = ""
+            self.live = MessageRow(StreamItem("live", "live", "…", 0.0), id="live-reply")
+            await self.mount(self.live)
+        self._live_text += text
+        self.live.update(message_content(self._live_text))
+        if follow:
+            self.scroll_end(animate=False)
+
+    async def live_thinking(self) -> None:
+        if self.live is None:
+            self._live_text = ""
+            self.live = MessageRow(StreamItem("live", "live", "…", 0.0), id="live-reply")
+            await self.mount(self.live)
+            if self._at_bottom():
+                self.scroll_end(animate=False)
+
+    async def end_live(self) -> None:
+        if self.live is not None:
+            live, self.live = self.live, None
+            await live.remove()
+
+    async def _keep_live_last(self, items: list[StreamItem]) -> None:
+        """End the live row once its reply is committed; otherwise keep it below the newest row."""
+        if self.live is None:
+            return
+        if self._live_text and any(i.kind == "assistant" and i.text.strip() == self._live_text.strip()
+                                   for i in items[-4:]):
+            await self.end_live()
+        elif self.keys and self.children and self.children[-1] is not self.live:
+            live, text = self.live, self._live_text
+            self.live = None
+            await live.remove()
+            self._live_text = ""
+            if text:
+                await self.live_token(text)
+            else:
+                await self.live_thinking()
+
+    def on_earlier_marker_pressed(self, event: EarlierMarker.Pressed) -> None:
+        event.stop()
+        self.action_load_earlier()
+
+    def action_load_earlier(self) -> None:
+        if self.earlier > 0:
+            self.post_message(self.LoadEarlier(self, self.oldest_id))

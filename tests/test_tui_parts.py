@@ -1,0 +1,118 @@
+"""Small, fast checks of the TUI's parts: read model tolerance, themes, keys, packaging, import boundaries."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, MetaData, String, Table
+
+from lomo_tui import views
+from lomo_tui.config import Settings
+from lomo_tui.tui import keys
+from lomo_tui.tui.themes import BUNDLED, discover, load_theme_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ---- read model ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("status,archived,wait,gate,expected", [
+    ("running", False, None, False, "running"),
+    ("active", False, None, False, "running"),
+    ("waiting_job", False, "job", False, "waiting_job"),
+    ("waiting_gate", False, "gate", False, "waiting_you"),
+    ("active", False, None, True, "waiting_you"),
+    ("paused", False, None, False, "paused"),
+    ("done", False, None, False, "done"),
+    ("failed", False, None, False, "failed"),
+    ("done", True, None, False, "archived"),
+])
+def test_card_states_cover_every_task_status(status, archived, wait, gate, expected):
+    assert views.card_state(status, archived, wait, gate) == expected
+    assert views.STATE_LABELS[expected]
+
+
+async def test_a_table_that_does_not_exist_yet_reads_as_empty(tmp_path, monkeypatch):
+    from lomo_tui.store import migrate
+    from lomo_tui.store.engine import Database
+
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'lomo.db'}")
+    try:
+        await migrate.upgrade(db)
+        missing = Table("checklist_v9", MetaData(), Column("task_id", String), Column("state", String))
+        monkeypatch.setattr(views, "optional_table", lambda *names: missing)
+        assert await views.load_checklist_progress(db, ["task-x"]) == {}
+        assert await views.load_checklist(db, "task-x") == ()
+        assert await views.load_jobs(db, ["task-x"]) == {}
+        assert await views.load_charges_by_task(db, ["task-x"]) == {}
+    finally:
+        await db.close()
+
+
+def test_budget_terms_follow_governance_config():
+    settings = Settings(workspace=Path("/tmp/w"), db_url="sqlite://", model="lomo/local",
+                        file={"budget": {"daily_free_cap": 2.5, "currency": "credits"}})
+    assert views.budget_terms(settings) == (2.5, "credits")
+
+
+def test_inbox_labels_say_delivered_read_or_acted():
+    base = dict(id="m", text="t", sent_at=0.0, replaces=None)
+    assert views.InboxItem(status="pending", consumed_step=None, acted=False, **base).label.startswith("delivered")
+    assert "read by the model" in views.InboxItem(status="consumed", consumed_step=2, acted=False, **base).label
+    assert "acted upon" in views.InboxItem(status="consumed", consumed_step=2, acted=True, **base).label
+
+
+def test_views_import_no_textual():
+    code = "import sys, lomo_tui.views; print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+# ---- themes ---------------------------------------------------------------------------------------
+def test_bundled_themes_load_and_the_top_level_folder_is_the_same_files():
+    names = {load_theme_file(p).name for p in BUNDLED.glob("*.toml")}
+    assert {"lomo-dark", "lomo-light", "lomo-high-contrast"} <= names
+    top = ROOT / "themes"
+    assert top.is_symlink() and top.resolve() == BUNDLED.resolve()
+
+
+def test_user_themes_add_to_and_override_bundled_ones(tmp_path):
+    (tmp_path / "mine.toml").write_text('name = "mine"\nprimary = "#ff0000"\n', encoding="utf-8")
+    (tmp_path / "dark.toml").write_text('name = "lomo-dark"\nprimary = "#00ff00"\n', encoding="utf-8")
+    (tmp_path / "broken.toml").write_text('name = "x"\nprimary = \n', encoding="utf-8")
+    (tmp_path / "odd.toml").write_text('name = "odd"\nprimary = "#fff"\ncolour = "#000"\n', encoding="utf-8")
+    themes, problems = discover(tmp_path)
+    by_name = {t.name: t for t in themes}
+    assert by_name["mine"].primary == "#ff0000" and by_name["lomo-dark"].primary == "#00ff00"
+    assert any("broken.toml" in p for p in problems) and any("colour" in p for p in problems)
+
+
+def test_themes_and_stylesheets_ship_in_the_wheel():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = data["tool"]["setuptools"]["package-data"]["lomo_tui"]
+    package = ROOT / "lomo_tui"
+    shipped = {p for g in globs for p in package.glob(g)}  # what setuptools picks up
+    needed = [*package.glob("themes/*.toml"), *package.glob("tui/**/*.tcss")]
+    missing = sorted(p.relative_to(package).as_posix() for p in needed if p not in shipped)
+    assert not missing, f"add these to [tool.setuptools.package-data] lomo_tui: {missing}"
+
+
+# ---- keys -----------------------------------------------------------------------------------------
+def test_no_default_key_is_tmux_prefix_and_ids_are_unique():
+    assert len(keys.BY_ID) == len(keys.KEYS)
+    for key in keys.KEYS:
+        assert "ctrl+b" not in key.key.split(","), key
+
+
+def test_keymap_from_config_reports_what_it_ignores():
+    keymap, problems = keys.keymap_from_config({"keys": {"app.help": "f2", "nope": "f3", "app.quit": "ctrl+b",
+                                                         "gate.approve": ""}})
+    assert keymap == {"app.help": "f2"}
+    assert len(problems) == 3
+
+
+def test_the_key_table_for_the_readme_lists_every_key():
+    table = keys.markdown_table()
+    assert all(k.description in table for k in keys.KEYS)

@@ -1,0 +1,295 @@
+"""App states shared by the snapshot tests and `screenshots/make.py`.
+
+Every state is seeded through the real runtime API (ledger, governance, workspace) in a temporary
+folder, with fixed task ids, inside the app's own event loop; workers are not started, so nothing
+moves while the frame is taken. Times are frozen on screen (every clock reads 09:41).
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from lomo_tui.config import Settings
+from lomo_tui.tui.app import LomoApp
+from lomo_tui.tui.fmt import frozen_clock
+
+OWNER = "seed-host:1:seed"
+CALL = dict(purpose="worker", model="lomo/local", prompt_tokens=120, completion_tokens=40, cached_tokens=0,
+            cost=None, latency_ms=5.0)
+
+STORYBOARD_V1 = "# Storyboard\n\n## Shot 1\nThe band walks in.\n\n## Shot 2\nClose-up on the sax.\n"
+STORYBOARD_V2 = "# Storyboard\n\n## Shot 1\nThe band walks in.\n\n## Shot 2\nWide shot: the whole club, lights low.\n"
+
+
+def settings_for(tmp: Path, **file: Any) -> Settings:
+    config: dict[str, Any] = {"budget": {"daily_free_cap": 5.0, "currency": "credits"}}
+    config.update(file)
+    return Settings(workspace=tmp / "ws", db_url=f"sqlite+aiosqlite:///{tmp / 'lomo.db'}", model="lomo/local",
+                    time_scale=0.01, file=config)
+
+
+def make_png(path: Path, hue: int = 0) -> None:
+    """A small deterministic picture (a cat-ish face on a gradient)."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (96, 72))
+    draw = ImageDraw.Draw(img)
+    for y in range(72):
+        draw.line([(0, y), (95, y)], fill=(40 + y * 2, 30 + hue, 90 + y))
+    draw.ellipse((28, 18, 68, 58), fill=(235, 170, 80))
+    draw.polygon([(30, 26), (36, 6), (46, 22)], fill=(235, 170, 80))
+    draw.polygon([(50, 22), (60, 6), (66, 26)], fill=(235, 170, 80))
+    draw.ellipse((38, 32, 44, 38), fill=(20, 20, 20))
+    draw.ellipse((52, 32, 58, 38), fill=(20, 20, 20))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    img.save(path, format="PNG")
+
+
+async def say(rt: Any, task_id: str, text: str, reply: str | None, *, cost: float | None = None,
+              finish: str = "idle", purpose: str = "worker") -> None:
+    """A whole creator → agent exchange through the ledger: deliver, claim, commit the reply."""
+    message_id, turn_id = await rt.ledger.deliver(task_id, text)
+    claim = await rt.ledger.claim(turn_id, OWNER)
+    await rt.ledger.commit_decision(claim, 1, {"content": reply, "tool_calls": []}, [message_id],
+                                    dict(CALL, cost=cost, purpose=purpose), finish=finish)
+    await asyncio.sleep(0.002)  # distinct timestamps keep the order stable
+
+
+async def agent_file(rt: Any, task_id: str, rel: str, key: str) -> None:
+    """Record a binary file the agent made (as the studio does) as the task's output."""
+    from lomo_tui.workspace.files import content_hash
+
+    ws = rt.workspace
+    path = ws.root / rel
+    async with rt.db.write() as conn:
+        seen = await ws.record(conn, rel, content_hash(path), path.stat().st_size, author="agent", task_id=task_id,
+                               key=key)
+        touch = getattr(ws, "touch", None) or ws._touch  # noqa: SLF001
+        await touch(conn, task_id, seen, wrote=True)
+
+
+async def studio_order(rt: Any, claim: Any, step: int, kind: str, prompt: str, amount: float, *, status: str,
+                       progress: float) -> str:
+    """The job and charge rows `Studio.submit` writes for an order, frozen at STATUS/PROGRESS (workers are off,
+    so no provider moves it on)."""
+    from lomo_tui.runtime.ids import call_key
+    from lomo_tui.store import schema as s
+
+    key = call_key(claim.turn_id, step, 0)
+    job_id = f"job-{claim.task_id[5:]}"
+    t = time.time()
+    async with rt.ledger.fenced(claim) as conn:
+        await conn.execute(s.jobs.insert().values(
+            id=job_id, workspace=str(rt.settings.workspace), idempotency_key=key, task_id=claim.task_id,
+            turn_id=claim.turn_id, step=step, kind=kind, provider="embedded", provider_job_id=f"p-{job_id}",
+            status=status, progress=progress, prompt=prompt, params={}, cost=amount, deadline=t + 600, created_at=t,
+            updated_at=t))
+        await conn.execute(s.charges.insert().values(id=f"chg-{job_id}", job_id=job_id, task_id=claim.task_id,
+                                                     amount=amount, idempotency_key=key, status="charged",
+                                                     created_at=t))
+    return job_id
+
+
+async def seed_empty(rt: Any) -> None:
+    await rt.ledger.main_task_id()
+
+
+async def seed_busy(rt: Any) -> None:
+    """Main conversation with inline cards in every state, two gates, a file changed by the creator."""
+    from lomo_tui.governance.gates import open_gate
+
+    L, ws = rt.ledger, rt.workspace
+    main = await L.main_task_id()
+    (ws.root / "storyboard.md").write_text(STORYBOARD_V1, encoding="utf-8")
+    (ws.root / "notes.txt").write_text("Venue: Blue Door, Friday 9pm\n", encoding="utf-8")
+    await ws.observe("storyboard.md")
+    await ws.observe("notes.txt")
+
+    # 1. A persistent task that read the storyboard, wrote a brief, and is running again.
+    await say(rt, main, "Make a poster series for the jazz night", "Started a persistent task: Poster series.",
+              purpose="router")
+    await L.create_task("Poster series", task_id="task-poster", brief="Six posters for the Blue Door jazz night. "
+                        "Art deco, **gold on navy**, one per band.")
+    message_id, turn_id = await L.deliver("task-poster", "Six posters, art deco, gold on navy")
+    claim = await L.claim(turn_id, OWNER)
+    calls = [{"name": "read_file", "arguments": {"path": "storyboard.md"}},
+             {"name": "write_file", "arguments": {"path": "posters/brief.md", "content": "...", "base_version": None}}]
+    await L.commit_decision(claim, 1, {"content": None, "tool_calls": calls}, [message_id], dict(CALL, cost=0.008))
+    await L.start_call(claim, 1, 0, "read_file", calls[0]["arguments"], "read")
+    read = await ws.read("storyboard.md", "task-poster")
+    await L.finish_call(claim, 1, 0, "done", {"path": "storyboard.md", "version": read["version"]}, ran=True,
+                        last_in_step=False, name="read_file", tool_message="{}")
+    await L.start_call(claim, 1, 1, "write_file", calls[1]["arguments"], "write")
+    wrote = await ws.write("posters/brief.md", "# Poster brief\n\nGold on navy, art deco.\n", None, "task-poster",
+                           f"{turn_id}/1/1")
+    await L.finish_call(claim, 1, 1, "done", wrote, ran=True, last_in_step=True, name="write_file",
+                        tool_message="{}")
+    await L.commit_decision(claim, 2, {"content": "Brief drafted in posters/brief.md. Shall I start the first "
+                                                  "poster?", "tool_calls": []}, [], dict(CALL, cost=0.004),
+                            finish="idle")
+    from lomo_tui.tasks import checklist
+
+    async with rt.db.write() as conn:
+        steps = await checklist.revise(conn, "task-poster", [
+            {"title": "Write the brief"}, {"title": "Poster 1: the quartet"}, {"title": "Poster 2: the trio"},
+            {"title": "Posters 3–6", "needs_confirmation": True}])
+        await checklist.complete(conn, steps[0].id, evidence="posters/brief.md v1")
+    message_id, turn_id = await L.deliver("task-poster", "Yes, start with the quartet")
+    await L.claim(turn_id, OWNER)  # running now
+
+    # 2. A one-shot picture, done.
+    await say(rt, main, "A quick cat picture for the flyer corner", "Making it as a one-off.", purpose="router")
+    await L.create_task("Cat picture", kind="lightweight", task_id="task-cat")
+    make_png(ws.root / "cat.png")
+    await agent_file(rt, "task-cat", "cat.png", "seed-cat")
+    message_id, turn_id = await L.deliver("task-cat", "A cat picture")
+    claim = await L.claim(turn_id, OWNER)
+    await L.commit_decision(claim, 1, {"content": None, "tool_calls": [
+        {"name": "generate_image", "arguments": {"prompt": "a cat"}}]}, [message_id], dict(CALL))
+    await studio_order(rt, claim, 1, "image", "a cat", 0.04, status="done", progress=1.0)
+    await L.commit_decision(claim, 2, {"content": "Here is your cat: cat.png.", "tool_calls": []}, [], dict(CALL),
+                            finish="done")
+
+    # 3. Waiting for the creator: the task asked which palette.
+    await L.create_task("Jazz night flyer", task_id="task-flyer")
+    message_id, turn_id = await L.deliver("task-flyer", "A flyer to match the posters")
+    claim = await L.claim(turn_id, OWNER)
+    ask = {"name": "ask_user", "arguments": {"question": "Which palette for the flyer?"}}
+    await L.commit_decision(claim, 1, {"content": None, "tool_calls": [ask]}, [message_id], dict(CALL))
+    await L.start_call(claim, 1, 0, "ask_user", ask["arguments"], "gate")
+    async with L.fenced(claim) as conn:
+        gate = await open_gate(conn, task_id="task-flyer", kind="question", question="Which palette for the flyer?",
+                               options=[{"label": "Gold on navy", "consequence": "matches the posters"},
+                                        {"label": "Red and cream", "consequence": "stands out on the wall"}],
+                               dedupe_key="seed-flyer", turn_id=turn_id, scope={"turn": turn_id},
+                               continues="the posters go on")
+    await L.suspend(claim, "gate", gate.id, "waiting_gate")
+
+    # 4. Waiting for a generation job (a trailer clip renders).
+    await L.create_task("Trailer cut", task_id="task-trailer")
+    message_id, turn_id = await L.deliver("task-trailer", "A 15 second trailer")
+    claim = await L.claim(turn_id, OWNER)
+    await L.commit_decision(claim, 1, {"content": "Rendering the clip.", "tool_calls": [
+        {"name": "generate_video", "arguments": {"prompt": "jazz club, 15 s"}}]}, [message_id], dict(CALL))
+    job_id = await studio_order(rt, claim, 1, "video", "jazz club, 15 s", 0.60, status="running", progress=0.45)
+    await L.suspend(claim, "job", job_id, "waiting_job")
+
+    # 5. A spending gate on an album cover (plan approval before paid generation).
+    await L.create_task("Album cover", task_id="task-album")
+    async with rt.db.write() as conn:
+        await open_gate(conn, task_id="task-album", kind="spend", question="Generate 4 covers at 0.40 credits each?",
+                        options=[{"label": "Approve 1.60 credits", "consequence": "4 images, charged once"},
+                                 {"label": "Just one (0.40)", "consequence": "1 image"}],
+                        dedupe_key="seed-album", scope={"description": "image generation for this task"},
+                        continues="drafting the copy")
+
+    # 6. Paused, with a message it has not read (it can be withdrawn or replaced).
+    await L.create_task("Storyboard v2", task_id="task-story")
+    await L.control("task-story", "pause")
+    await L.deliver("task-story", "Make shot 3 longer")
+
+    # 7. Failed.
+    await L.create_task("Voice-over", task_id="task-voice")
+    message_id, turn_id = await L.deliver("task-voice", "Record the intro voice-over")
+    claim = await L.claim(turn_id, OWNER)
+    await L.fail_turn(claim, "model error: the provider refused the key (401); check config.toml, then resume")
+
+    # The creator edits the storyboard in their editor: a new version and a notice for the poster task.
+    (ws.root / "storyboard.md").write_text(STORYBOARD_V2, encoding="utf-8")
+    await ws.observe("storyboard.md")
+    await say(rt, main, "How are the posters going?", "The poster series is running; two gates wait for you.",
+              purpose="router")
+
+
+async def seed_history(rt: Any, count: int = 10_000) -> None:
+    """COUNT messages on the main thread (bulk-inserted: what matters is what the views do with them)."""
+    from lomo_tui.store import schema as s
+
+    main = await rt.ledger.main_task_id()
+    t0 = time.time() - count
+    rows = [dict(task_id=main, role="user" if n % 2 == 0 else "assistant", content=f"Message {n}: "
+                 + ("make the sax louder" if n % 2 == 0 else "Done — the **sax** is louder now."),
+                 created_at=t0 + n) for n in range(count)]
+    async with rt.db.write() as conn:
+        for start in range(0, count, 2000):
+            await conn.execute(s.messages.insert(), rows[start:start + 2000])
+
+
+STATES: dict[str, Callable[[Any], Awaitable[None]]] = {"empty": seed_empty, "busy": seed_busy,
+                                                       "history": seed_history}
+
+
+def make_app(tmp: Path, state: str = "busy", *, theme: str | None = None, **file: Any) -> LomoApp:
+    """A Lomo app on a fresh database in TMP, seeded with STATE, frozen for snapshots."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    return LomoApp(settings_for(tmp, **file), start_workers=False, seed=STATES[state], clock=frozen_clock(),
+                   images="halfcell", config_dir=tmp / "config", theme=theme)
+
+
+async def until_ready(pilot: Any, timeout: float = 10.0) -> None:
+    """Wait until the app has booted, drawn its state, and every tree folder and thumbnail has loaded."""
+    from lomo_tui.tui.widgets.tree import WorkspaceTree
+
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        await pilot.pause(0.02)
+        if not app.booted:
+            continue
+        busy = [w for w in app.workers if w.is_running and w.group not in ("live", "_loader")]
+        trees = list(app.screen.query(WorkspaceTree))
+        if not busy and all(t.root.data is not None and t.root.data.loaded and t._load_queue.empty() for t in trees):
+            from textual.widgets import Input
+
+            for field in app.screen.query(Input):
+                field.cursor_blink = False  # a blinking cursor would make frames differ
+            await pilot.pause(0.05)
+            await pilot.wait_for_scheduled_animations()
+            return
+    busy = [(w.name, w.group, w.state) for w in app.workers if w.is_running]
+    raise AssertionError(f"the app did not settle in time (booted={app.booted}, error={app.boot_error}, "
+                         f"running workers={busy})")
+
+
+# ---- scenes: the frames the snapshot tests compare and screenshots/make.py draws -----------------------
+Steps = Callable[[Any], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    state: str
+    size: tuple[int, int] = (120, 36)
+    theme: str | None = None
+    keys: tuple[str, ...] = ()
+    task: str | None = None  # open this task's view
+
+    def app(self, tmp: Path) -> LomoApp:
+        return make_app(tmp, self.state, theme=self.theme)
+
+    async def before(self, pilot: Any) -> None:
+        await until_ready(pilot)
+        if self.task:
+            await pilot.app.open_task(self.task)
+            await until_ready(pilot)
+        for key in self.keys:
+            await pilot.press(key)
+            await until_ready(pilot)
+
+
+SCENES = (
+    Scene("main-empty", "empty"),
+    Scene("main-busy", "busy"),
+    Scene("main-80x24", "busy", size=(80, 24)),
+    Scene("gates-80x24", "busy", size=(80, 24), keys=("ctrl+g",)),
+    Scene("gates-focused", "busy", keys=("ctrl+g", "down")),
+    Scene("tree-changed-file", "busy", keys=("ctrl+t", "down", "down", "down", "down")),
+    Scene("task-view", "busy", task="task-poster"),
+    Scene("task-view-80x24", "busy", size=(80, 24), task="task-story"),
+    Scene("theme-light", "busy", theme="lomo-light"),
+    Scene("theme-high-contrast", "busy", theme="lomo-high-contrast"),
+    Scene("help", "empty", keys=("f1",)),
+)
