@@ -221,3 +221,25 @@ def test_runtime_packages_never_import_textual() -> None:
              "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual','litellm'))))")
     proc = subprocess.run([sys.executable, "-c", "import json;" + probe], capture_output=True, text=True, timeout=60)
     assert json.loads(proc.stdout) == [], proc.stderr
+
+
+async def test_live_views_hear_of_changes_made_by_another_process(lomo: LomoEnv) -> None:
+    rt = Runtime(lomo.settings(watchdog_seconds=0.1))
+    await rt.start()
+    notices = rt.bus.subscribe()
+    try:
+        task = await rt.ledger.create_task("t")
+        await async_wait_for(lambda: rt._event_marker is not None, timeout=10, what="the watchdog's first look")
+        proc = await asyncio.create_subprocess_exec(*lomo.argv("send", "from elsewhere", "--task", task),
+                                                    env=lomo.environ())
+        assert await proc.wait() == 0
+
+        async def heard() -> bool:
+            while not notices.empty():
+                if notices.get_nowait().type == "db_changed":
+                    return True
+            return False
+
+        await async_wait_for(heard, timeout=10, what="a db_changed notice")
+    finally:
+        await rt.close()

@@ -14,7 +14,7 @@ import socket
 import time
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from ..config import Settings
 from ..faults import Faults
@@ -65,6 +65,7 @@ class Runtime:
         self._changed = asyncio.Event()
         self.started = False
         self.draining = False
+        self._event_marker: int | None = None
 
     # ---- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
@@ -160,8 +161,17 @@ class Runtime:
                 return
             try:
                 await self.sweep()
+                await self._notice_outside_changes()
             except Exception:  # noqa: BLE001 — the watchdog must outlive a bad pass
                 log.exception("watchdog pass failed")
+
+    async def _notice_outside_changes(self) -> None:
+        """Tell live views when the event log moved (another process answered a gate, sent a message…)."""
+        async with self.db.read() as conn:
+            marker = (await conn.execute(select(func.max(s.events.c.id)))).scalar()
+        if self._event_marker is not None and marker != self._event_marker:
+            self.bus.publish("db_changed", None, last_event=marker)
+        self._event_marker = marker
 
     async def _worker(self) -> None:
         while True:
