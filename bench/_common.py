@@ -6,6 +6,7 @@ import platform
 import statistics
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 TMPFS_ROOT = Path("/dev/shm")
 
@@ -78,3 +79,30 @@ def table(rows: list[list[str]], header: list[str]) -> str:
 
 def eprint(*args: object) -> None:
     print(*args, file=sys.stderr, flush=True)
+
+
+def report(title: str, work: Callable[[], dict[str, Any]], printer: Callable[[dict[str, Any]], None],
+           as_json: bool) -> int:
+    """Run WORK, print its figures (or one JSON document) with the machine's load; a benchmark never fails."""
+    import json
+    import traceback
+
+    load_before = os.getloadavg()
+    try:
+        result = work()
+    except Exception as exc:  # noqa: BLE001 — a benchmark reports, it does not fail
+        traceback.print_exc()
+        result = {"error": f"{type(exc).__name__}: {exc}"}
+    load = (load_before, os.getloadavg())
+    if as_json:
+        print(json.dumps({"machine": machine(), "loadavg_1m": [load[0][0], load[1][0]], **result}, indent=2,
+                         default=str))
+        return 0
+    if "error" in result:
+        print(f"{title}: FAILED — {result['error']}")
+        return 0
+    printer(result)
+    print(f"load average (1 min) before/after: {load[0][0]:.2f} / {load[1][0]:.2f} on {os.cpu_count()} CPUs"
+          + ("  — the machine was busy: latencies are inflated"
+             if max(load[0][0], load[1][0]) > 0.75 * (os.cpu_count() or 1) else ""))
+    return 0

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import json
 import os
 import shutil
 import statistics
@@ -43,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import describe, eprint, fs_root, machine
+from _common import describe, eprint, fs_root, machine, report
 
 GOAL_P95_MS = 300.0
 GOAL_IDLE_PCT = 1.0  # "≈ 0": at most this % of one core above the watch=False baseline
@@ -378,28 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    load_before = os.getloadavg()
-    try:
-        result = asyncio.run(run(args))
-    except Exception as exc:  # noqa: BLE001 — a benchmark reports, it does not fail
-        import traceback
-
-        traceback.print_exc()
-        result = {"error": f"{type(exc).__name__}: {exc}"}
-    load = (load_before, os.getloadavg())
-    if args.json:
-        print(json.dumps({"machine": machine(), "loadavg_1m": [load[0][0], load[1][0]], **result}, indent=2,
-                         default=str))
-        return 0
-    if "error" in result:
-        print(f"Live workspace: FAILED — {result['error']}")
-        return 0
-    _print(result)
-    print(f"load average (1 min) before/after: {load[0][0]:.2f} / {load[1][0]:.2f} on {os.cpu_count()} CPUs"
-          + ("  — the machine was busy: latencies are inflated"
-             if max(load[0][0], load[1][0]) > 0.75 * (os.cpu_count() or 1) else ""))
-    return 0
-
+    return report("Live workspace", lambda: asyncio.run(run(args)), _print, args.json)
 
 if __name__ == "__main__":
     sys.exit(main())
