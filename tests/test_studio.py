@@ -201,3 +201,43 @@ def test_config_chooses_the_litellm_studio_and_its_deadline(lomo: LomoEnv) -> No
     rt = Runtime(settings)
     assert (rt.studio.provider.name, rt.studio.provider.local) == ("litellm", False)
     assert 899 < rt.studio.deadline("image", {}, 5.0) - time.time() <= 900
+
+
+def test_deleting_a_file_always_asks_and_only_the_creator_can_say_yes(lomo: LomoEnv) -> None:
+    (lomo.workspace / "old-draft.md").write_text("draft")
+    lomo.replay({"content": "The creator told me to delete it.",
+                 "tool_calls": [{"name": "delete_file", "arguments": {"path": "old-draft.md"}}]}, DONE)
+    task = lomo.new_task()
+    assert lomo.run("task", "autonomy", task, "auto").returncode == 0  # even full autonomy asks first
+    assert lomo.run("--run-once", "tidy up", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert gate["kind"] == "irreversible" and (lomo.workspace / "old-draft.md").exists()
+    assert lomo.run("approve", gate["id"], "--option", "1").returncode == 0
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert not (lomo.workspace / "old-draft.md").exists()
+    assert [o["deleted"] for o in state["objects"] if o["path"] == "old-draft.md"] == [True]
+    assert any(e["type"] == "autonomy_set" and e["level"] == "auto" for e in state["events"])
+
+
+def test_keeping_a_file_refuses_the_delete(lomo: LomoEnv) -> None:
+    (lomo.workspace / "keep.md").write_text("keep")
+    lomo.replay({"content": None, "tool_calls": [{"name": "delete_file", "arguments": {"path": "keep.md"}}]}, DONE)
+    task = lomo.new_task()
+    lomo.run("--run-once", "tidy", "--task", task)
+    [gate] = lomo.inspect()["gates"]
+    assert lomo.run("approve", gate["id"], "--option", "2").returncode == 0  # "Keep it"
+    assert lomo.run("--run-once").returncode == 0
+    [call] = [c for c in lomo.inspect()["tool_calls"] if c["name"] == "delete_file"]
+    assert call["status"] == "failed" and (lomo.workspace / "keep.md").read_text() == "keep"
+
+
+def test_autonomy_ask_gates_even_a_free_generation(lomo: LomoEnv) -> None:
+    lomo.replay(gen(prompt="tiny cat"), DONE)
+    task = lomo.new_task()
+    bad = lomo.run("task", "autonomy", task, "reckless")
+    assert bad.returncode == 2
+    assert lomo.run("task", "autonomy", task, "ask").returncode == 0
+    assert lomo.run("--run-once", "go", "--task", task).returncode == 0
+    state = lomo.inspect()
+    assert [g["kind"] for g in state["gates"]] == ["spend"] and state["jobs"] == []

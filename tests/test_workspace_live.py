@@ -217,3 +217,17 @@ async def test_edits_made_while_lomo_was_closed_are_noticed_at_start(lomo: LomoE
         assert await notices(rt, task) == ["storyboard.md v1 → v2: 'Shot 1' changed; re-read before continuing"]
     finally:
         await rt.close()
+
+
+async def test_search_files_finds_lines_in_text_files_only(live) -> None:
+    lomo, rt = live
+    (lomo.workspace / "notes").mkdir()
+    (lomo.workspace / "notes" / "ideas.md").write_text("a fox at dawn\nA FOX at dusk\nno match\n")
+    (lomo.workspace / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\nfox\x00\x00")
+    (lomo.workspace / ".lomo" / "secret.md").write_text("fox in the state folder")
+    lomo.replay(call("search_files", query="fox"), call("search_files", query="fox", pattern="*.txt"), DONE)
+    task = await rt.ledger.create_task("Search")
+    found, none = list((await run_task(rt, task, "find the fox")).values())
+    assert sorted((m["path"], m["line"]) for m in found.result["matches"]) == [
+        ("notes/ideas.md", 1), ("notes/ideas.md", 2), ("storyboard.md", 4), ("storyboard.md", 7)]
+    assert none.result["matches"] == []

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, help in (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
                        ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
                        ("archive", "archive a task"), ("unarchive", "bring an archived task back"),
+                       ("autonomy", "how much a task may do without asking: ask | plan | auto"),
                        ("list", "list tasks")):
         p = task_sub.add_parser(name, help=help)
         _global(p)
@@ -60,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--brief", default="")
         elif name != "list":
             p.add_argument("task_id")
+        if name == "autonomy":
+            p.add_argument("level", choices=("ask", "plan", "auto"))
     add("gates", "list pending gates")
     for name in ("approve", "reject"):
         p = add(name, f"{name} a pending gate")
@@ -196,6 +199,13 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
                 print(json.dumps(tasks, ensure_ascii=False))
             for t in [] if args.json else tasks:
                 print(f"{t['id']}  {t['status']:<14} {t['title']}")
+        elif args.task_command == "autonomy":
+            from ..governance.budget import set_autonomy
+
+            async with db.write() as conn:
+                await set_autonomy(conn, args.task_id, args.level, by="creator:cli")
+            print(json.dumps({"id": args.task_id, "autonomy": args.level}) if args.json
+                  else f"autonomy of {args.task_id}: {args.level}")
         else:
             await ledger.control(args.task_id, args.task_command)
             print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json

@@ -11,8 +11,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, update
 
+from ..errors import LomoError, UnknownId
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
@@ -108,6 +109,18 @@ def _why(budget: Budget, autonomy: str, amount: float, today: float) -> str:
     if amount > budget.free_per_call:
         return f"{amount:.2f} {c} is over the free amount per call ({budget.free_per_call:.2f} {c})"
     return f"today's spend would reach {today + amount:.2f} {c}, over the daily free cap ({budget.daily_free_cap:.2f} {c})"
+
+
+async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str) -> None:
+    """The creator sets how much a task may do without asking (G6). Only a creator action calls this."""
+    if level not in AUTONOMY:
+        raise LomoError(f"autonomy must be one of {', '.join(AUTONOMY)}")
+    result = await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(autonomy=level,
+                                                                                     updated_at=time.time()))
+    if not result.rowcount:
+        raise UnknownId(f"no task with id {task_id!r}")
+    await conn.execute(insert(s.events).values(type="autonomy_set", at=time.time(), task_id=task_id,
+                                               data={"level": level, "by": by}))
 
 
 async def grant(conn: AsyncConnection, *, gate: Any, by: str) -> None:

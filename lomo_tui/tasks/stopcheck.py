@@ -69,7 +69,8 @@ async def checkpoint_gate(conn: AsyncConnection, task: Any, item: checklist.Item
         question=f"“{task.title}”: {item.title} — ready to continue?",
         options=[{"label": "Looks good — continue", "consequence": "this step is marked done and the task goes on"},
                  {"label": "Needs changes", "consequence": "the task waits for your notes"}],
-        scope={"checklist_item": item.id, "task": task.id}, continues="other tasks")
+        scope={"checklist_item": item.id, "task": task.id, "description": "the rest of this task"},
+        continues="other tasks")
 
 
 async def on_checkpoint_resolved(conn: AsyncConnection, gate: Any, approved: bool) -> str | None:

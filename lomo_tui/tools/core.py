@@ -43,6 +43,33 @@ def register(reg: Registry) -> None:
     async def append_file(ctx: ToolContext, path: str, text: str) -> dict[str, Any]:
         return await ctx.runtime.workspace.append(path, text, ctx.task_id, ctx.key)
 
+    @tool(reg, "search_files", "Find text in the workspace's text files (case-insensitive); optional glob "
+          "pattern. Returns up to 50 matching lines with their file and line number.",
+          obj({"query": STR, "pattern": STR}, ["query"]), side_effect="read", idempotent=True)
+    async def search_files(ctx: ToolContext, query: str, pattern: str = "*") -> dict[str, Any]:
+        if not query.strip():
+            raise ToolError("say what to look for")
+        return {"matches": await ctx.runtime.workspace.search(query, pattern)}
+
+    @tool(reg, "delete_file", "Delete a workspace file. Irreversible: the creator is always asked first.",
+          obj({"path": STR}, ["path"]), side_effect="irreversible", idempotent=True)
+    async def delete_file(ctx: ToolContext, path: str) -> Any:
+        workspace = ctx.runtime.workspace
+        target, rel = workspace.resolve(path)
+        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+            gate = await open_gate(conn, task_id=ctx.task_id, kind="irreversible", dedupe_key=f"delete:{ctx.key}",
+                                   question=f"Delete {rel}? This cannot be undone.", turn_id=ctx.claim.turn_id,
+                                   tool_call_id=ctx.key,
+                                   options=[{"label": f"Delete {rel}", "consequence": "the file is gone for good"},
+                                            {"label": "Keep it", "consequence": "nothing changes"}],
+                                   scope={"description": f"deleting {rel}", "path": rel},
+                                   continues="everything else, this task's other work included")
+        if gate.status == "pending":
+            return Suspend("gate", gate.id, "waiting_gate", defer=True)
+        if gate.status != "approved" or (gate.resolution or {}).get("option") != 1:
+            raise ToolError(f"the creator kept {rel}; do not delete it")
+        return await workspace.delete(rel, ctx.task_id)
+
     @tool(reg, "list_files", "List workspace files (optional glob pattern) with kind and version.",
           obj({"pattern": STR}, []), side_effect="read", idempotent=True)
     async def list_files(ctx: ToolContext, pattern: str = "*") -> dict[str, Any]:
@@ -55,7 +82,8 @@ def register(reg: Registry) -> None:
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
             gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question,
                                    options=options or ["Yes", "No"], dedupe_key=ctx.key, turn_id=ctx.claim.turn_id,
-                                   tool_call_id=ctx.key, scope={"turn": ctx.claim.turn_id},
+                                   tool_call_id=ctx.key, scope={"turn": ctx.claim.turn_id,
+                                                                "description": "this task's next step"},
                                    continues="other tasks go on")
         if gate.status == "pending":
             return Suspend("gate", gate.id, "waiting_gate")

@@ -90,7 +90,8 @@ async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) ->
             options=[{"label": f"Approve {amount:.2f} {currency}", "consequence": f"the {kind} is generated and "
                       f"{amount:.2f} {currency} are charged"},
                      {"label": "Decline", "consequence": f"nothing is charged; the task hears the {kind} was declined"}],
-            scope={"key": ctx.key, "amount": amount, "action": f"generate_{kind}", "prompt": prompt[:200]},
+            scope={"key": ctx.key, "amount": amount, "action": f"generate_{kind}", "prompt": prompt[:200],
+                   "description": f"this {kind} ({amount:.2f} {currency})"},
             continues="other tasks, and this task's unpaid work")
     if gate.status == "pending":
         return Suspend("gate", gate.id, "waiting_gate", defer=True)

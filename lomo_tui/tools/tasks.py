@@ -107,7 +107,8 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
     async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
         return await open_gate(conn, task_id=ctx.task_id, kind="clarify", question=question, options=options,
                                dedupe_key=f"{ctx.key}/route", turn_id=ctx.claim.turn_id, tool_call_id=ctx.key,
-                               scope={"turn": ctx.claim.turn_id, "route": reason, "actions": plan, "words": words,
+                               scope={"description": f"your message “{index.clip(words, 60)}”", "turn": ctx.claim.turn_id,
+                                      "route": reason, "actions": plan, "words": words,
                                       "message": index.clip(words, 300), "language": lang},
                                continues="everything else goes on; your message waits on this card")
 

@@ -317,6 +317,48 @@ class Workspace:
                 s.notices.c.task_id == task_id, s.notices.c.object_id == seen.object_id,
                 s.notices.c.status == "open", s.notices.c.to_version <= seen.version).values(status="seen"))
 
+    async def delete(self, rel: str, task_id: str) -> dict[str, Any]:
+        """Remove REL (after the creator approved it): the object is kept, marked deleted, with an event."""
+        path, rel = self.resolve(rel)
+        async with self._lock(rel):
+            await asyncio.to_thread(path.unlink, missing_ok=True)
+            async with self.db.write() as conn:
+                row = await self._object(conn, rel)
+                if row is not None:
+                    await conn.execute(update(s.objects).where(s.objects.c.id == row.id).values(
+                        deleted=True, last_author="agent", last_task_id=task_id, updated_at=time.time()))
+                await conn.execute(insert(s.events).values(type="object_deleted", at=time.time(), task_id=task_id,
+                                                           data={"path": rel, "by": "agent"}))
+        return {"path": rel, "deleted": True}
+
+    async def search(self, query: str, pattern: str = "*", limit: int = 50) -> list[dict[str, Any]]:
+        """Lines of text files matching QUERY (case-insensitive), searched in a thread."""
+        needle = query.lower()
+
+        def scan() -> list[dict[str, Any]]:
+            hits: list[dict[str, Any]] = []
+            for dirpath, dirnames, filenames in os.walk(self.root):
+                base = Path(dirpath)
+                rel_dir = "" if base == self.root else relative_name(self.root, base)
+                dirnames[:] = [d for d in dirnames if not is_ignored(f"{rel_dir}/{d}/".lstrip("/"))]
+                for name in sorted(filenames):
+                    rel = f"{rel_dir}/{name}".lstrip("/")
+                    path = base / name
+                    if is_ignored(rel) or not fnmatch.fnmatch(rel, pattern) or not is_text(path):
+                        continue
+                    try:
+                        text = read_text_limited(path, MAX_READ_BYTES)
+                    except WorkspaceError:
+                        continue
+                    for number, line in enumerate(text.splitlines(), 1):
+                        if needle in line.lower():
+                            hits.append({"path": rel, "line": number, "text": line.strip()[:200]})
+                            if len(hits) >= limit:
+                                return hits
+            return hits
+
+        return await asyncio.to_thread(scan)
+
     async def version_content(self, rel: str, version: int) -> str | None:
         """The text of REL at VERSION, when a snapshot was kept (text files up to SNAPSHOT_BYTES)."""
         async with self.db.read() as conn:
