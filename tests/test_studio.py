@@ -241,3 +241,29 @@ def test_autonomy_ask_gates_even_a_free_generation(lomo: LomoEnv) -> None:
     assert lomo.run("--run-once", "go", "--task", task).returncode == 0
     state = lomo.inspect()
     assert [g["kind"] for g in state["gates"]] == ["spend"] and state["jobs"] == []
+
+
+def test_paid_calls_of_one_step_share_one_spend_card(lomo: LomoEnv) -> None:
+    videos = [{"name": "generate_video", "arguments": {"prompt": f"clip {n}", "seconds": 2}} for n in range(3)]
+    lomo.replay({"content": None, "tool_calls": videos}, DONE)
+    task = lomo.new_task()
+    assert lomo.run("--run-once", "three clips", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert "3 generations" in gate["question"] and "0.60" in gate["question"]
+    assert lomo.run("approve", gate["id"]).returncode == 0
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert sorted(j["status"] for j in state["jobs"]) == ["done"] * 3 and len(state["charges"]) == 3
+    assert len(state["gates"]) == 1  # one question for the creator, not three
+
+
+def test_the_same_open_question_twice_is_one_card(lomo: LomoEnv) -> None:
+    ask = {"name": "ask_user", "arguments": {"question": "Warm or cool palette?", "options": ["Warm", "Cool"]}}
+    lomo.replay({"content": None, "tool_calls": [ask, ask]}, DONE)
+    task = lomo.new_task()
+    assert lomo.run("--run-once", "ask me", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert lomo.run("approve", gate["id"], "--option", "2").returncode == 0
+    assert lomo.run("--run-once").returncode == 0
+    answers = [c["result"]["answer"] for c in lomo.inspect()["tool_calls"] if c["name"] == "ask_user"]
+    assert answers == ["Cool", "Cool"]

@@ -126,10 +126,12 @@ async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str)
 async def grant(conn: AsyncConnection, *, gate: Any, by: str) -> None:
     """Record the authorisation an approved gate stands for (called only from gate resolution)."""
     scope = gate.scope or {}
-    if gate.kind == "spend":
-        await conn.execute(insert(s.authorisations).values(
-            id=new_id("auth"), task_id=gate.task_id, scope="call", idempotency_key=scope.get("key"),
-            amount=float(scope.get("amount", 0)), gate_id=gate.id, granted_by=by, created_at=time.time()))
+    if gate.kind == "spend":  # one authorisation per paid call the card stood for
+        items = scope.get("items") or [{"key": scope.get("key"), "amount": scope.get("amount", 0)}]
+        for item in items:
+            await conn.execute(insert(s.authorisations).values(
+                id=new_id("auth"), task_id=gate.task_id, scope="call", idempotency_key=item["key"],
+                amount=float(item["amount"]), gate_id=gate.id, granted_by=by, created_at=time.time()))
     elif gate.kind == "plan" and scope.get("budget"):
         await conn.execute(insert(s.authorisations).values(
             id=new_id("auth"), task_id=gate.task_id, scope="plan", amount=float(scope["budget"]),

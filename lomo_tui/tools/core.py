@@ -1,6 +1,7 @@
 """Core tools, always visible: files (with optimistic concurrency) and asking the creator."""
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from ..governance.gates import open_gate
@@ -80,13 +81,16 @@ def register(reg: Registry) -> None:
           side_effect="gate", idempotent=True, kinds=("main", "lightweight", "persistent"))
     async def ask_user(ctx: ToolContext, question: str, options: list[str] | None = None) -> Any:
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+            # one card per distinct question of a step: asking the same thing twice merges into one answer
+            same = hashlib.sha1(f"{question}\n{options}".encode()).hexdigest()[:12]
             gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question,
-                                   options=options or ["Yes", "No"], dedupe_key=ctx.key, turn_id=ctx.claim.turn_id,
+                                   options=options or ["Yes", "No"],
+                                   dedupe_key=f"ask:{ctx.claim.turn_id}/{ctx.step}/{same}", turn_id=ctx.claim.turn_id,
                                    tool_call_id=ctx.key, scope={"turn": ctx.claim.turn_id,
                                                                 "description": "this task's next step"},
                                    continues="other tasks go on")
-        if gate.status == "pending":
-            return Suspend("gate", gate.id, "waiting_gate")
+        if gate.status == "pending":  # the step's other calls run first; questions of one step wait together
+            return Suspend("gate", gate.id, "waiting_gate", defer=True)
         resolution = gate.resolution or {}
         if not resolution.get("approved"):
             return {"answer": None, "declined": True, "gate_id": gate.id}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ..governance.budget import check_spend
 from ..governance.gates import open_gate
@@ -82,23 +82,43 @@ async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) ->
                                     amount=amount)
         if verdict.allowed:
             return None
-        currency = rt.budget.currency
-        gate = await open_gate(
-            conn, task_id=ctx.task_id, kind="spend", dedupe_key=f"spend:{ctx.key}", turn_id=ctx.claim.turn_id,
-            tool_call_id=ctx.key,
-            question=f"Spend {amount:.2f} {currency} on a {kind} for “{task.title}”? ({verdict.reason})",
-            options=[{"label": f"Approve {amount:.2f} {currency}", "consequence": f"the {kind} is generated and "
-                      f"{amount:.2f} {currency} are charged"},
-                     {"label": "Decline", "consequence": f"nothing is charged; the task hears the {kind} was declined"}],
-            scope={"key": ctx.key, "amount": amount, "action": f"generate_{kind}", "prompt": prompt[:200],
-                   "description": f"this {kind} ({amount:.2f} {currency})"},
-            continues="other tasks, and this task's unpaid work")
+        gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
     if gate.status == "pending":
         return Suspend("gate", gate.id, "waiting_gate", defer=True)
-    if gate.status != "approved":
-        raise ToolError(f"the creator declined spending {amount:.2f} {currency} on this {kind}; "
-                        "do not order it again unless they ask")
-    return None
+    raise ToolError(f"the creator declined spending {amount:.2f} {rt.budget.currency} on this {kind}; "
+                    "do not order it again unless they ask")
+
+
+async def _spend_gate(ctx: ToolContext, conn: Any, task: Any, kind: str, prompt: str, amount: float,
+                      reason: str) -> Any:
+    """The step's spend card: paid calls of one step that need approval share one card (G4: batched), so
+    four posters over the limit are one question, not four. Approving it authorises each call's key."""
+    currency = ctx.runtime.budget.currency
+    batch_key = f"spend:{ctx.claim.turn_id}/{ctx.step}"
+    batch = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == batch_key))).first()
+    if batch is not None and batch.status != "pending":
+        if ctx.key in (batch.scope or {}).get("keys", []):
+            return batch  # answered, and this call was on it: declined (an approval authorised it already)
+        batch_key, batch = f"spend:{ctx.key}", None  # a call after the card was answered gets its own
+    items = list((batch.scope or {}).get("items", [])) if batch is not None else []
+    if ctx.key not in [i["key"] for i in items]:
+        items.append({"key": ctx.key, "amount": amount, "kind": kind, "prompt": prompt[:120]})
+    total = round(sum(i["amount"] for i in items), 2)
+    what = f"a {kind}" if len(items) == 1 else f"{len(items)} generations"
+    question = f"Spend {total:.2f} {currency} on {what} for “{task.title}”? ({reason})"
+    options = [{"label": f"Approve {total:.2f} {currency}",
+                "consequence": f"{'it is' if len(items) == 1 else 'they are'} generated; {total:.2f} {currency} "
+                               "charged, once"},
+               {"label": "Decline", "consequence": "nothing is charged; the task hears it was declined"}]
+    scope = {"keys": [i["key"] for i in items], "items": items, "amount": total,
+             "description": f"{what} ({total:.2f} {currency})"}
+    if batch is None:
+        return await open_gate(conn, task_id=ctx.task_id, kind="spend", dedupe_key=batch_key,
+                               turn_id=ctx.claim.turn_id, tool_call_id=ctx.key, question=question, options=options,
+                               scope=scope, continues="other tasks, and this task's unpaid work")
+    await conn.execute(update(s.gates).where(s.gates.c.id == batch.id, s.gates.c.status == "pending").values(
+        question=question, options=options, scope=scope))
+    return (await conn.execute(select(s.gates).where(s.gates.c.id == batch.id))).one()
 
 
 def outcome(job: Any) -> Any:
