@@ -136,10 +136,6 @@ def kill_on_exit():
             proc.wait(timeout=10)
 
 
-def have(tool: str) -> bool:
-    return shutil.which(tool) is not None
-
-
 # ---- PostgreSQL: a real server started for the session (scale-out path) ------------------------------
 
 
