@@ -185,7 +185,7 @@ class TurnRunner:
     async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any]) -> str:
         planned = decision.get("tool_calls") or []
         last = len(planned) - 1
-        visible = self.rt.tools_for(task)  # visibility is not permission, but a tool a task cannot see never runs
+        visible = {t.name for t in self.rt.tools_for(task)}  # a tool a task cannot see never runs
         finished_last = False
         deferred: list[Suspend] = []
         for seq, call in enumerate(planned):
@@ -195,7 +195,7 @@ class TurnRunner:
             name, args = call["name"], dict(call.get("arguments") or {})
             tool = self.rt.registry.get(name)
             is_last = seq == last
-            if tool is None or tool not in visible:
+            if tool is None or name not in visible:
                 error = f"unknown tool {name!r}" if tool is None else f"{name} is not available to this task"
                 await self._finish(step, seq, name, "failed", {"error": error}, ran=False,
                                    last=is_last and not deferred)

@@ -107,7 +107,8 @@ class Database:
         self.is_sqlite = _is_sqlite(url)
         self._write_lock: asyncio.Lock | None = None
         if self.is_sqlite:
-            self.sync_engine = _sqlite_engine(url)
+            self.sync_engine = _sqlite_engine(url, busy_ms=0)  # writers: lock waits are cooperative
+            self.read_engine = _sqlite_engine(url, busy_ms=READ_BUSY_MS)  # readers: rare, short waits
             self.engine: Any = self.sync_engine
         else:
             self.engine = create_engine(url)
@@ -123,11 +124,15 @@ class Database:
             return
         if self._write_lock is None:
             self._write_lock = asyncio.Lock()
-        try:  # writers of this process queue in order; only other processes are waited for by polling
-            await asyncio.wait_for(self._write_lock.acquire(), BUSY_TIMEOUT_MS / 1000)
-        except asyncio.TimeoutError:
-            raise LomoError(f"the database stayed busy for {BUSY_TIMEOUT_MS // 1000} s ({_where(self.url)}); "
-                            "try again") from None
+        # Writers of this process queue in order; only other processes are waited for by polling.
+        if self._write_lock.locked():
+            try:
+                await asyncio.wait_for(self._write_lock.acquire(), BUSY_TIMEOUT_MS / 1000)
+            except asyncio.TimeoutError:
+                raise LomoError(f"the database stayed busy for {BUSY_TIMEOUT_MS // 1000} s ({_where(self.url)}); "
+                                "try again") from None
+        else:
+            await self._write_lock.acquire()
         try:
             async with self._sqlite("BEGIN IMMEDIATE") as conn:
                 yield conn
@@ -150,7 +155,7 @@ class Database:
     @asynccontextmanager
     async def _sqlite(self, begin: str) -> AsyncIterator[LoopConnection]:
         try:
-            conn = self.sync_engine.connect()
+            conn = (self.read_engine if begin == "BEGIN" else self.sync_engine).connect()
         except OperationalError as exc:
             raise explain_db_error(exc, self.url) from exc
         try:
@@ -173,6 +178,7 @@ class Database:
     async def close(self) -> None:
         if self.is_sqlite:
             self.sync_engine.dispose()
+            self.read_engine.dispose()
         else:
             await self.engine.dispose()
 
@@ -186,21 +192,14 @@ class Database:
 async def _begin(conn: Connection, statement: str, url: str) -> None:
     """BEGIN, waiting cooperatively (never blocking the loop) while another writer holds the lock.
 
-    Only the write lock is waited for this way (busy_timeout 0 around BEGIN IMMEDIATE); the rare
-    short waits of readers (WAL recovery after a crash) use SQLite's own busy handler."""
+    Writers' connections have busy_timeout 0, so only this loop waits for the write lock; readers'
+    connections keep SQLite's own short wait for the rare case that needs one (WAL recovery after a
+    crash)."""
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     delay = 0.0005
-    raw = conn.connection.driver_connection
-    immediate = statement != "BEGIN"
     while True:
         try:
-            if immediate:
-                raw.execute("PRAGMA busy_timeout=0")
-            try:
-                conn.exec_driver_sql(statement)
-            finally:
-                if immediate:
-                    raw.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+            conn.exec_driver_sql(statement)
             return
         except OperationalError as exc:
             conn.rollback()
@@ -219,7 +218,7 @@ def _is_sqlite(url: str) -> bool:
         return False
 
 
-def _sqlite_engine(url: str) -> Engine:
+def _sqlite_engine(url: str, busy_ms: int) -> Engine:
     """A synchronous pysqlite engine for URL (whatever async driver it names), tuned for the ledger."""
     parsed = make_url(url).set(drivername="sqlite+pysqlite")
     path = _sqlite_path(str(parsed))
@@ -235,7 +234,7 @@ def _sqlite_engine(url: str) -> Engine:
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # we say BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")

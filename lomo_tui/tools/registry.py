@@ -70,19 +70,25 @@ class Tool:
 @dataclass
 class Registry:
     tools: dict[str, Tool] = field(default_factory=dict)
+    _visible: dict[Any, list[Tool]] = field(default_factory=dict, repr=False)
 
     def add(self, tool: Tool) -> Tool:
         if tool.side_effect not in SIDE_EFFECTS:
             raise ValueError(f"{tool.name}: unknown side-effect class {tool.side_effect}")
         self.tools[tool.name] = tool
+        self._visible.clear()
         return tool
 
     def get(self, name: str) -> Tool | None:
         return self.tools.get(name)
 
     def visible(self, task_kind: str, domains: set[str] | None = None) -> list[Tool]:
-        return [t for t in self.tools.values() if task_kind in t.kinds and (
-            t.domain == "core" or domains is None or t.domain in domains)]
+        key = (task_kind, frozenset(domains) if domains is not None else None)
+        found = self._visible.get(key)
+        if found is None:
+            found = self._visible[key] = [t for t in self.tools.values() if task_kind in t.kinds and (
+                t.domain == "core" or domains is None or t.domain in domains)]
+        return found
 
 
 def tool(registry: Registry, name: str, description: str, parameters: dict[str, Any], *, side_effect: str,
