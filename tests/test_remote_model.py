@@ -280,3 +280,11 @@ async def test_embedding_errors_use_the_same_policy(stub: OpenAIStub) -> None:
     with pytest.raises(ModelError, match="API key"):
         await embed(["x"], "openai/stub-embed", api_base=stub.base_url, api_key=KEY, timeout=5)
     assert len(stub.requests) == 3
+
+
+async def test_a_missing_api_key_is_named_and_not_retried(stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    model = remote.LiteLLMModel("openai/stub-model", api_base=stub.base_url, backoff_base=0.01)
+    with pytest.raises(ModelError, match="No API key for openai/stub-model — set OPENAI_API_KEY") as caught:
+        await model.complete(ModelRequest(messages=[{"role": "user", "content": "hi"}]))
+    assert not caught.value.retryable and len(stub.requests) == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import os
 import random
 import re
@@ -45,6 +46,8 @@ def preload() -> ModuleType:
             import litellm
 
             litellm.suppress_debug_info = True
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):  # log file only, and quieter
+                logging.getLogger(name).setLevel(logging.WARNING)
             if hasattr(litellm, "telemetry"):
                 litellm.telemetry = False
             _litellm = litellm
@@ -125,6 +128,10 @@ class Endpoint:
                             "or raise the model timeout in config.toml", True, timeout=True)
         if isinstance(exc, lt.AuthenticationError) or status == 401:
             return _Failure(f"Provider refused the API key (401) — check {self._key_env()} or config.toml", False)
+        if _MISSING_KEY.search(str(exc)):  # raised before any request; litellm may wrap it as a 500
+            provider = self.model.split("/", 1)[0]
+            return _Failure(f"No API key for {self.model} — set {self._key_env()}, or api_key under "
+                            f"[providers.{provider}] in config.toml", False)
         if isinstance(exc, lt.RateLimitError) or status == 429:
             return _Failure("Provider rate limit hit (429) — wait a minute or lower the request rate",
                             True, retry_after=_retry_after(exc))
@@ -169,6 +176,9 @@ class Endpoint:
         except Exception:  # noqa: BLE001 — only used to word a hint
             provider = self.model.split("/", 1)[0]
         return f"{provider.upper()}_API_KEY"
+
+
+_MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key", re.I)
 
 
 def caused_by(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:
