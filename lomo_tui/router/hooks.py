@@ -19,7 +19,8 @@ async def direct_target(conn: AsyncConnection, text: str) -> str | None:
     return await deterministic.target(conn, text)
 
 
-async def main_context(conn: AsyncConnection, task: Any, pending: list[str]) -> tuple[list[str], dict[str, Any]]:
+async def main_context(conn: AsyncConnection, task: Any, pending: list[str],
+                       similar: list[tuple[str, float]] | None = None) -> tuple[list[str], dict[str, Any]]:
     """Dynamic-tail sections and hints for a main-thread step: the index of tasks the Router may pick.
 
     hints["task_index"]: [{id, title, goal, summary, status, kind, files, language, updated_at, recency,
@@ -44,7 +45,7 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str]) -> 
         remembered = await memory.recall(conn, text)
         for task_id, score in remembered[:index.MENTIONED]:
             mentioned.setdefault(task_id, {})["memory"] = score
-    entries = await index.build(conn, pending, mentioned=mentioned)
+    entries = await index.build(conn, pending, mentioned=mentioned, similar=similar)
     hints: dict[str, Any] = {
         "task_index": [e.hint() for e in entries],
         "mentions": {"files": files, "tasks": named, "memory": [list(m) for m in remembered[:index.MENTIONED]]},

@@ -203,8 +203,8 @@ async def status_counts(conn: AsyncConnection) -> dict[str, int]:
 
 
 # ---- the index ---------------------------------------------------------------------------------------
-async def build(conn: AsyncConnection, pending: list[str], *, mentioned: dict[str, dict[str, Any]] | None = None
-                ) -> list[Entry]:
+async def build(conn: AsyncConnection, pending: list[str], *, mentioned: dict[str, dict[str, Any]] | None = None,
+                similar: list[tuple[str, float]] | None = None) -> list[Entry]:
     """Recent tasks + tasks retrieved for the pending text + tasks MENTIONED ({task_id: {"file_match": bool,
     "memory": float}}), each list capped."""
     mentioned = mentioned or {}
@@ -215,6 +215,12 @@ async def build(conn: AsyncConnection, pending: list[str], *, mentioned: dict[st
     if query_text.strip():
         for row, score in await search(conn, query_text, RETRIEVED, exclude=entries.keys()):
             entries[row.id] = Entry.of(row, retrieved=True, score=score)
+    close = [(task_id, score) for task_id, score in similar or [] if task_id not in entries][:RETRIEVED]
+    if close:  # found by meaning (summary vectors), when an embedding model is configured
+        rows = await rows_by_id(conn, [task_id for task_id, _ in close])
+        for task_id, score in close:
+            if task_id in rows:
+                entries[task_id] = Entry.of(rows[task_id], retrieved=True, score=round(score, 3))
     extra = [task_id for task_id in mentioned if task_id not in entries][:MENTIONED]
     for task_id, row in (await rows_by_id(conn, extra)).items():
         entries[task_id] = Entry.of(row, retrieved=True)

@@ -28,6 +28,8 @@ from ..governance import budget
 from ..governance.budget import Budget
 from ..tasks import checklist
 from ..router import hooks as router_hooks
+from ..router import index as router_index
+from ..router.vectors import TaskVectors
 from ..studio.service import Studio
 from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
@@ -51,12 +53,13 @@ class Runtime:
         self.workspace = Workspace(settings.workspace, self.db)
         self.budget = Budget.from_config(settings.section("budget"))
         self.studio = Studio(self)
+        self.vectors = TaskVectors(self)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
         self.live = LiveWorkspace(self, watch=watch)
-        self.services: list[Any] = [self.live, self.studio]  # objects with async start()/stop()/busy()
+        self.services: list[Any] = [self.live, self.studio, self.vectors]  # objects with async start()/stop()/busy()
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
         self._active: set[str] = set()
@@ -211,7 +214,8 @@ class Runtime:
         hints: dict[str, Any] = {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         if task.kind == "main":
             pending = [m.text for m in await self.ledger.pending_inbox(conn, task.id)]
-            router_extra, router_hints = await router_hooks.main_context(conn, task, pending)
+            similar = await self.vectors.similar(pending, router_index.RETRIEVED)
+            router_extra, router_hints = await router_hooks.main_context(conn, task, pending, similar=similar)
             extra.extend(router_extra)
             hints.update(router_hints)
             hints.update(daily_cap=self.budget.daily_free_cap, currency=self.budget.currency)

@@ -306,3 +306,13 @@ route_memory = Table(
     Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
     Column("created_at", Float, nullable=False),
 )
+
+# ---- semantic retrieval (0005) --------------------------------------------------------------------------
+task_vectors = Table(
+    "task_vectors", metadata,
+    Column("task_id", String(40), ForeignKey("tasks.id"), primary_key=True),
+    Column("model", String(160), nullable=False),
+    Column("digest", String(40), nullable=False),  # of the text the vector was made from
+    Column("vector", JSON, nullable=False),  # unit length
+    Column("updated_at", Float, nullable=False),
+)
