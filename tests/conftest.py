@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -114,6 +116,23 @@ class LomoEnv:
         for key, value in overrides.items():
             setattr(settings, key, value)
         return settings
+
+
+def _loopback_only(connect: Any) -> Any:
+    def guarded(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not ipaddress.ip_address(address[0]).is_loopback:
+            raise AssertionError(f"test tried to reach {address[0]} (off loopback)")
+        return connect(sock, address)
+    return guarded
+
+
+@pytest.fixture(scope="module")
+def loopback_only() -> Iterator[None]:
+    """Fail any socket connection off 127.0.0.1/::1 while a module's tests run (litellm import included)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
+        patch.setattr(socket.socket, "connect_ex", _loopback_only(socket.socket.connect_ex))
+        yield
 
 
 @pytest.fixture

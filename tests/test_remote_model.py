@@ -7,7 +7,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before anything
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 import asyncio
-import ipaddress
 import socket
 import subprocess
 import sys
@@ -32,21 +31,7 @@ SEARCH_TOOL = {
 }
 
 
-def _loopback_only(connect: Any) -> Any:
-    def guarded(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not ipaddress.ip_address(address[0]).is_loopback:
-            raise AssertionError(f"test tried to reach {address[0]} (off loopback)")
-        return connect(sock, address)
-    return guarded
-
-
-@pytest.fixture(scope="module", autouse=True)
-def loopback_only() -> Iterator[None]:
-    """Fail any socket connection off 127.0.0.1/::1 while these tests run (litellm import included)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
-        patch.setattr(socket.socket, "connect_ex", _loopback_only(socket.socket.connect_ex))
-        yield
+pytestmark = pytest.mark.usefixtures("loopback_only")  # no test here reaches past 127.0.0.1 (conftest)
 
 
 @pytest.fixture(scope="module")

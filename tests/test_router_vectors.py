@@ -10,6 +10,9 @@ from lomo_tui.store import schema as s
 from openai_stub import OpenAIStub, embeddings, error
 
 
+pytestmark = pytest.mark.usefixtures("loopback_only")  # litellm talks to the stub only
+
+
 @pytest.fixture(scope="module")
 def stub():
     with OpenAIStub() as server:

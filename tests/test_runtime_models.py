@@ -15,6 +15,9 @@ from openai_stub import OpenAIStub, stream
 DONE = {"content": "done", "tool_calls": []}
 
 
+pytestmark = pytest.mark.usefixtures("loopback_only")  # litellm talks to the stub only
+
+
 @pytest.fixture(scope="module")
 def stub():
     with OpenAIStub() as server:

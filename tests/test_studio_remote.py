@@ -8,7 +8,6 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 import asyncio
 import base64
-import ipaddress
 import socket
 import time
 from collections.abc import Iterator
@@ -27,20 +26,7 @@ from media_stub import MP3, MP4, MediaStub, png
 KEY = "sk-test-media-0123456789"
 
 
-def _loopback_only(connect: Any) -> Any:
-    def guarded(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not ipaddress.ip_address(address[0]).is_loopback:
-            raise AssertionError(f"test tried to reach {address[0]} (off loopback)")
-        return connect(sock, address)
-    return guarded
-
-
-@pytest.fixture(scope="module", autouse=True)
-def loopback_only() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
-        patch.setattr(socket.socket, "connect_ex", _loopback_only(socket.socket.connect_ex))
-        yield
+pytestmark = pytest.mark.usefixtures("loopback_only")  # no test here reaches past 127.0.0.1 (conftest)
 
 
 @pytest.fixture(scope="module")
