@@ -741,10 +741,10 @@ async def load_marks(db: Any) -> dict[str, FileMark]:
 
 # ---- pickers ---------------------------------------------------------------------------------------
 @query
-async def load_task_choices(db: Any, limit: int = 200) -> list[TaskChoice]:
+async def load_task_choices(db: Any, limit: int = 200, *, archived: bool = False) -> list[TaskChoice]:
     async with db.read() as conn:
         rows = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title, s.tasks.c.kind, s.tasks.c.status).where(
-            s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(False)).order_by(
+            s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(archived)).order_by(
             s.tasks.c.updated_at.desc()).limit(limit))).all()
     return [TaskChoice(r.id, r.title, r.kind, r.status) for r in rows]
 

@@ -267,3 +267,19 @@ async def test_card_actions_work_with_the_mouse(tmp_path):
         await pilot.click(actions, offset=(x + 1, 0))
         await wait_until(pilot, lambda: rows(app, s.tasks, s.tasks.c.id == "task-story", s.tasks.c.status != "paused"),
                          what="the task resumed by a click")
+
+
+async def test_an_archived_task_comes_back_from_the_palette(tmp_path):
+    from lomo_tui.tui.commands import LomoCommands
+
+    app = make_app(tmp_path, "busy")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        await app.session.archive("task-story")
+        provider = LomoCommands(app.screen)
+        await provider.startup()
+        [(text, callback, _)] = [c for c in provider.commands() if c[0].startswith("Unarchive task:")]
+        assert "Open task: " + text.split(": ", 1)[1] not in [c[0] for c in provider.commands()]
+        await callback()
+        await wait_until(pilot, lambda: rows(app, s.tasks, s.tasks.c.id == "task-story", s.tasks.c.archived.is_(False)),
+                         what="the task unarchived")

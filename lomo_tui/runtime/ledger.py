@@ -425,7 +425,7 @@ class Ledger:
                     status="stopped" if action == "stop" else "paused", status_reason=reason or action,
                     epoch=task.epoch + 1, updated_at=t))
             elif action in ("archive", "unarchive"):
-                if action == "archive" and active is not None:
+                if action == "archive" and active is not None and task.status in ("running", "active", "waiting_job"):
                     raise LomoError(f"task {task_id} is still working; stop or pause it before archiving")
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                     archived=action == "archive", updated_at=t))

@@ -148,6 +148,13 @@ class Actions:
         self.notify(f"Paused {count} task(s)." if count else "Nothing was running.")
         self.live.schedule(everything=True)
 
+    @friendly("unarchive the task")
+    async def do_unarchive(self, task_id: str) -> None:
+        self._need_runtime()
+        await self.session.archive(task_id, archived=False)
+        self.notify("The task is back in the stream.")
+        self.live.schedule(everything=True)
+
     @friendly("switch the model")
     async def do_switch_model(self, name: str) -> None:
         self._need_runtime()

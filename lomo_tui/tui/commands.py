@@ -26,10 +26,12 @@ def model_choices(settings: Any, current: str) -> list[str]:
 class LomoCommands(Provider):
     async def startup(self) -> None:
         self.tasks: list[views.TaskChoice] = []
+        self.archived: list[views.TaskChoice] = []
         self.files: list[str] = []
         app: Any = self.app
         if app.session.opened:
             self.tasks = await views.load_task_choices(app.session.db)
+            self.archived = await views.load_task_choices(app.session.db, archived=True)
             self.files = await views.load_file_paths(app.session.db)
 
     def commands(self) -> list[Command]:
@@ -42,6 +44,8 @@ class LomoCommands(Provider):
         ]
         out += [(f"Open task: {t.title}", partial(app.open_task, t.id), f"{t.kind} · {t.status} · {t.id}")
                 for t in self.tasks]
+        out += [(f"Unarchive task: {t.title}", partial(app.do_unarchive, t.id), f"{t.kind} · {t.id}")
+                for t in self.archived]
         current = app.session.model_name
         out += [(f"Switch model: {name}", partial(app.do_switch_model, name),
                  "current model" if name == current else "use it for the next steps")
