@@ -283,3 +283,13 @@ async def test_an_archived_task_comes_back_from_the_palette(tmp_path):
         await callback()
         await wait_until(pilot, lambda: rows(app, s.tasks, s.tasks.c.id == "task-story", s.tasks.c.archived.is_(False)),
                          what="the task unarchived")
+
+
+async def test_a_theme_chosen_in_the_palette_is_remembered(tmp_path):
+    app = make_app(tmp_path, "empty")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        app.action_switch_theme("lomo-light")
+        assert app.theme == "lomo-light"
+    again = make_app(tmp_path, "empty")
+    assert again.requested_theme == "lomo-light"

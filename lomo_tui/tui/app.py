@@ -58,7 +58,8 @@ class LomoApp(Actions, App[int]):
         self.workspace_root = Path(settings.workspace)
         self.config_dir = config_dir
         self.currency = str(settings.section("budget").get("currency", "credits"))
-        self.requested_theme = theme or str(settings.section("tui").get("theme", "") or DEFAULT_THEME)
+        self.requested_theme = theme or str(settings.section("tui").get("theme", "") or self._remembered_theme()
+                                            or DEFAULT_THEME)
         self.live = Live(self)
         self.snap: views.Snapshot | None = None
         self.booted = False
@@ -216,8 +217,27 @@ class LomoApp(Actions, App[int]):
         if handler is not None:
             handler()
 
+    def _theme_memory(self) -> Path:
+        if self.config_dir is not None:
+            return self.config_dir / "last-theme"
+        from ..config import config_dir
+
+        return config_dir() / "last-theme"
+
+    def _remembered_theme(self) -> str:
+        """The theme last chosen in the palette (config.toml's [tui] theme, when set, wins)."""
+        try:
+            return self._theme_memory().read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+
     def action_switch_theme(self, name: str) -> None:
         if name in self.available_themes:
             self.theme = name
+            try:  # remembered for the next start
+                self._theme_memory().parent.mkdir(parents=True, exist_ok=True)
+                self._theme_memory().write_text(name + "\n", encoding="utf-8")
+            except OSError as exc:
+                self.notify(f"The theme is on, but could not be remembered ({exc.strerror}).", severity="warning")
         else:
             self.notify(f"No theme called {name!r}.", severity="warning")
