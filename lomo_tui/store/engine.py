@@ -106,6 +106,7 @@ class Database:
         self.sqlite_path = _sqlite_path(url) if _is_sqlite(url) else None
         self.is_sqlite = _is_sqlite(url)
         self._write_lock: asyncio.Lock | None = None
+        self._writer: Connection | None = None
         if self.is_sqlite:
             self.sync_engine = _sqlite_engine(url, busy_ms=0)  # writers: lock waits are cooperative
             self.read_engine = _sqlite_engine(url, busy_ms=READ_BUSY_MS)  # readers: rare, short waits
@@ -134,10 +135,43 @@ class Database:
         else:
             await self._write_lock.acquire()
         try:
-            async with self._sqlite("BEGIN IMMEDIATE") as conn:
+            async with self._writer_transaction() as conn:
                 yield conn
         finally:
             self._write_lock.release()
+
+    @asynccontextmanager
+    async def _writer_transaction(self) -> AsyncIterator[LoopConnection]:
+        """A write transaction on this process's one writer connection (the write lock serialises them),
+        kept open across transactions: no pool round trip per write."""
+        if self._writer is None or self._writer.closed or self._writer.invalidated:
+            try:
+                self._writer = self.sync_engine.connect()
+            except OperationalError as exc:
+                raise explain_db_error(exc, self.url) from exc
+        conn = self._writer
+        try:
+            await _begin(conn, "BEGIN IMMEDIATE", self.url)
+            try:
+                yield LoopConnection(conn)
+            except BaseException:
+                conn.rollback()
+                raise
+            try:
+                conn.commit()
+            except OperationalError as exc:
+                conn.rollback()
+                raise explain_db_error(exc, self.url) from exc
+        except OperationalError as exc:
+            self._drop_writer()
+            raise explain_db_error(exc, self.url) from exc
+
+    def _drop_writer(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.close()
+            finally:
+                self._writer = None
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Any]:
@@ -177,6 +211,7 @@ class Database:
 
     async def close(self) -> None:
         if self.is_sqlite:
+            self._drop_writer()
             self.sync_engine.dispose()
             self.read_engine.dispose()
         else:
