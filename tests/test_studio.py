@@ -267,3 +267,25 @@ def test_the_same_open_question_twice_is_one_card(lomo: LomoEnv) -> None:
     assert lomo.run("--run-once").returncode == 0
     answers = [c["result"]["answer"] for c in lomo.inspect()["tool_calls"] if c["name"] == "ask_user"]
     assert answers == ["Cool", "Cool"]
+
+
+def test_paid_steps_waiting_on_a_plan_approval_rest_instead_of_spinning(lomo: LomoEnv) -> None:
+    plan = {"content": None, "tool_calls": [{"name": "update_plan", "arguments": {"brief": "a clip", "steps": [
+        {"title": "Key frame", "tool": "generate_image", "args": {"prompt": "cat"}},
+        {"title": "Clip", "tool": "generate_video", "args": {"prompt": "cat", "seconds": 5}}]}}]}
+    later = {"content": None, "tool_calls": [{"name": "generate_video", "arguments": {"prompt": "cat", "seconds": 5}}]}
+    lomo.replay(plan, later, DONE)
+    task = lomo.new_task()
+    proc = lomo.run("--run-once", "a clip of the cat", "--task", task, "--max-wait", "20")
+    assert proc.returncode == 0 and "max-wait ran out" not in proc.stdout, proc.stdout
+    state = lomo.inspect()
+    [gate] = state["gates"]
+    assert gate["kind"] == "plan" and state["jobs"] == []
+    [turn] = [t for t in state["turns"] if t["status"] == "waiting"]
+    assert turn["wait_refs"] == [{"kind": "gate", "ref": gate["id"]}]
+    [video] = [c for c in state["tool_calls"] if c["name"] == "generate_video"]
+    assert video["status"] == "started" and video["epoch"] <= 2  # parked once, not re-run in a loop
+    assert lomo.run("approve", gate["id"]).returncode == 0
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert [j["kind"] for j in state["jobs"]] == ["video"] and state["jobs"][0]["status"] == "done"

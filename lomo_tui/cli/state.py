@@ -35,7 +35,7 @@ async def state_document(db: Database) -> dict[str, Any]:
         "turns": [{"id": t.id, "task_id": t.task_id, "status": t.status, "epoch": t.epoch, "steps": t.steps,
                    "model_calls": t.model_calls, "checkpoint": t.checkpoint, "lease_owner": t.lease_owner,
                    "lease_expires": iso(t.lease_expires), "crash_count": t.crash_count, "reason": t.reason,
-                   "wait_kind": t.wait_kind, "wait_ref": t.wait_ref} for t in turns],
+                   "wait_kind": t.wait_kind, "wait_ref": t.wait_ref, "wait_refs": t.wait_refs} for t in turns],
         "tool_calls": [{"id": c.id, "turn_id": c.turn_id, "step": c.step, "seq": c.seq, "name": c.name,
                         "status": c.status, "idempotency_key": c.idempotency_key, "executions": c.executions,
                         "epoch": c.epoch, "side_effect": c.side_effect, "arguments": c.arguments,

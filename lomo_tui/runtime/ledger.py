@@ -348,12 +348,14 @@ class Ledger:
                 crash_count=0))
             await self._after_turn(conn, claim)
 
-    async def suspend(self, claim: Claim, wait_kind: str, wait_ref: str, task_status: str) -> None:
-        """Park the turn on a gate or a job: lease released, no model request held (D1)."""
+    async def suspend(self, claim: Claim, wait_kind: str, wait_ref: str, task_status: str,
+                      refs: list[dict[str, str]] | None = None) -> None:
+        """Park the turn on a gate or a job (or, for a step, on each of REFS): lease released, no model
+        request held (D1)."""
         async with self.fenced(claim) as conn:
             await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
-                status="waiting", wait_kind=wait_kind, wait_ref=wait_ref, lease_owner=None, lease_expires=None,
-                updated_at=now()))
+                status="waiting", wait_kind=wait_kind, wait_ref=wait_ref, wait_refs=refs, lease_owner=None,
+                lease_expires=None, updated_at=now()))
             await self.set_task_status(conn, claim.task_id, task_status)
             await self.event(conn, "turn_suspended", claim.task_id, claim.turn_id, wait_kind=wait_kind,
                              wait_ref=wait_ref)
@@ -492,7 +494,7 @@ class Ledger:
         if turn is None or turn.status != "waiting" or not await self._settled(conn, turn):
             return False
         await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.status == "waiting").values(
-            status="queued", wait_kind=None, wait_ref=None, updated_at=now()))
+            status="queued", wait_kind=None, wait_ref=None, wait_refs=None, updated_at=now()))
         task = await self.task_row(conn, turn.task_id)
         if task.status not in ("paused", "stopped"):
             await self.set_task_status(conn, turn.task_id, "active")
@@ -507,6 +509,13 @@ class Ledger:
         if kind == "job":
             status = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == ref))).scalar()
             return status not in ("submitting", "queued", "running")
+        if kind == "step" and turn.wait_refs:  # every gate answered and every job settled
+            for wait in turn.wait_refs:
+                table = s.gates if wait["kind"] == "gate" else s.jobs
+                status = (await conn.execute(select(table.c.status).where(table.c.id == wait["ref"]))).scalar()
+                if status in ("pending", "submitting", "queued", "running"):
+                    return False
+            return True
         if kind == "step":
             turn_id, _, step = ref.rpartition("/")
             gate = (await conn.execute(select(s.gates.c.id).where(

@@ -225,8 +225,9 @@ class TurnRunner:
             finished_last = is_last
         if deferred:
             waiting_gate = any(d.kind == "gate" for d in deferred)
+            refs = [{"kind": d.kind, "ref": d.ref} for d in deferred]
             await self.ledger.suspend(self.claim, "step", f"{self.claim.turn_id}/{step}",
-                                      "waiting_gate" if waiting_gate else "waiting_job")
+                                      "waiting_gate" if waiting_gate else "waiting_job", refs)
             self.rt.bus.publish("turn_suspended", task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
             await self.rt.poke(self.claim.turn_id)
             return "suspended"

@@ -78,6 +78,7 @@ turns = Table(
     Column("crash_count", Integer, nullable=False, server_default="0"),
     Column("wait_kind", String(16)),
     Column("wait_ref", String(120)),
+    Column("wait_refs", JSON),  # [{"kind": "gate"|"job", "ref": id}] a step's calls were parked on (0006)
     Column("reason", Text, nullable=False, server_default=""),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
