@@ -29,3 +29,10 @@ def test_a_one_shot_in_any_language_makes_its_picture(lomo: LomoEnv, message: st
     [job] = state["jobs"]
     assert job["status"] == "done" and job["kind"] == "image"
     assert [m["text"] for m in state["inbox"] if m["task_id"] == task["id"]] == [message]  # their own words
+
+
+def test_the_review_card_speaks_the_tasks_language(lomo: LomoEnv) -> None:
+    proc = lomo.run("--run-once", "做一组复古爵士海报，四张", "--json", model="lomo/local")
+    assert proc.returncode == 0, proc.stderr
+    [gate] = lomo.inspect()["gates"]
+    assert detect_language(gate["question"]) == "zh" and gate["options"][0]["label"] == "没问题，继续"

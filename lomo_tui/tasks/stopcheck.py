@@ -18,6 +18,16 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 NO_PROGRESS_LIMIT = 3
+# The checkpoint card in the task's language (A10): question, approve, its consequence, changes, its consequence.
+CHECKPOINT_WORDS = {
+    "en": ("“{title}”: {step} — ready to continue?", "Looks good — continue",
+           "this step is marked done and the task goes on", "Needs changes", "the task waits for your notes"),
+    "zh": ("“{title}”：{step} —— 可以继续吗？", "没问题，继续", "这一步标记为完成，任务继续", "需要修改", "任务等待你的意见"),
+    "ja": ("「{title}」：{step} — 続けてよいですか？", "問題なし、続ける", "このステップを完了にしてタスクを続けます",
+           "直してほしい", "タスクはあなたのコメントを待ちます"),
+    "ru": ("«{title}»: {step} — продолжаем?", "Всё хорошо — продолжай", "шаг отмечен выполненным, задача идёт дальше",
+           "Нужны правки", "задача ждёт ваших замечаний"),
+}
 
 
 @dataclass(frozen=True)
@@ -64,11 +74,11 @@ async def decide(conn: AsyncConnection, task: Any, turn: Any) -> Verdict:
 
 async def checkpoint_gate(conn: AsyncConnection, task: Any, item: checklist.Item) -> Any:
     """G5: a task at a human checkpoint always gets a card, whether or not its model asked."""
+    words = CHECKPOINT_WORDS.get(task.language, CHECKPOINT_WORDS["en"])
     return await open_gate(
         conn, task_id=task.id, kind="question", dedupe_key=f"checkpoint:{item.id}",
-        question=f"“{task.title}”: {item.title} — ready to continue?",
-        options=[{"label": "Looks good — continue", "consequence": "this step is marked done and the task goes on"},
-                 {"label": "Needs changes", "consequence": "the task waits for your notes"}],
+        question=words[0].format(title=task.title, step=item.title),
+        options=[{"label": words[1], "consequence": words[2]}, {"label": words[3], "consequence": words[4]}],
         scope={"checklist_item": item.id, "task": task.id, "description": "the rest of this task"},
         continues="other tasks")
 
