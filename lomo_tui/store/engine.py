@@ -145,26 +145,9 @@ class Database:
         """A write transaction on this process's one writer connection (the write lock serialises them),
         kept open across transactions: no pool round trip per write."""
         if self._writer is None or self._writer.closed or self._writer.invalidated:
-            try:
-                self._writer = self.sync_engine.connect()
-            except OperationalError as exc:
-                raise explain_db_error(exc, self.url) from exc
-        conn = self._writer
-        try:
-            await _begin(conn, "BEGIN IMMEDIATE", self.url)
-            try:
-                yield LoopConnection(conn)
-            except BaseException:
-                conn.rollback()
-                raise
-            try:
-                conn.commit()
-            except OperationalError as exc:
-                conn.rollback()
-                raise explain_db_error(exc, self.url) from exc
-        except OperationalError as exc:
-            self._drop_writer()
-            raise explain_db_error(exc, self.url) from exc
+            self._writer = self._connect(self.sync_engine)
+        async with self._transaction(self._writer, "BEGIN IMMEDIATE") as conn:  # a broken one is replaced above
+            yield conn
 
     def _drop_writer(self) -> None:
         if self._writer is not None:
@@ -183,15 +166,22 @@ class Database:
             except OperationalError as exc:
                 raise explain_db_error(exc, self.url) from exc
             return
-        async with self._sqlite("BEGIN") as conn:
-            yield conn
-
-    @asynccontextmanager
-    async def _sqlite(self, begin: str) -> AsyncIterator[LoopConnection]:
+        conn = self._connect(self.read_engine)
         try:
-            conn = (self.read_engine if begin == "BEGIN" else self.sync_engine).connect()
+            async with self._transaction(conn, "BEGIN") as loop_conn:
+                yield loop_conn
+        finally:
+            conn.close()
+
+    def _connect(self, engine: Engine) -> Connection:
+        try:
+            return engine.connect()
         except OperationalError as exc:
             raise explain_db_error(exc, self.url) from exc
+
+    @asynccontextmanager
+    async def _transaction(self, conn: Connection, begin: str) -> AsyncIterator[LoopConnection]:
+        """BEGIN (waiting cooperatively for the lock), the body, COMMIT — or ROLLBACK when the body fails."""
         try:
             await _begin(conn, begin, self.url)
             try:
@@ -206,8 +196,6 @@ class Database:
                 raise explain_db_error(exc, self.url) from exc
         except OperationalError as exc:
             raise explain_db_error(exc, self.url) from exc
-        finally:
-            conn.close()
 
     async def close(self) -> None:
         if self.is_sqlite:
