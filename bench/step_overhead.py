@@ -3,16 +3,24 @@
 A "durable step" is, for each system:
 
   ours        one step of a real Runtime turn: the model decision committed (a `lomo/replay` line with one
-              `noop` tool call), the tool's `started` row, the tool's `done` row — three fenced write
-              transactions (guard = epoch/owner check + lease renewal) plus the turn loop's reads.
-  ours-ledger the same three fenced writes through the bare Ledger API (no turn loop, no model, no reads):
+              `noop` read tool call) together with the call's `started` row (an idempotent call's `started`
+              row shares the decision's commit), then the call's `done` row — two fenced write transactions
+              (guard = epoch/owner check + lease renewal) plus the turn loop's reads. With the default
+              group commit (`[runtime] sync_window`, 0.2 s) a step of reads only is not fsynced on the spot:
+              its commits are safe from a process crash at once and reach the disk within the window or
+              with the next commit that must be durable (anything but a read). The notes column counts
+              the fsynced commits per step.
+  ours-sync   the same with sync_window = 0: every commit is fsynced before it returns (synchronous=FULL
+              throughout).
+  ours-ledger the same fenced writes through the bare Ledger API (no turn loop, no model, no reads):
               shows how much of `ours` is the ledger and how much the turn loop around it.
   langgraph   one node invocation (an async node calling a no-op) checkpointed by AsyncSqliteSaver with
               durability="sync" (the checkpoint is written before the next node runs).
   dbos        one @DBOS.step (a no-op) inside a @DBOS.workflow, system database on SQLite in WAL mode.
 
 All of them run on SQLite in WAL mode with synchronous=FULL (the SQLite/pysqlite default that LangGraph
-and DBOS get; Lomo sets it explicitly), each run in a fresh database. µs per step = wall time of the
+and DBOS get; Lomo sets it explicitly, and drops to NORMAL only for group-committed transactions), each
+run in a fresh database. µs per step = wall time of the
 N-step run / N; startup (imports, migrations, DBOS launch, graph compile) is excluded, and each worker
 does one untimed warm-up run first. The figure is the median over --runs runs.
 
@@ -43,7 +51,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import describe, eprint, fs_root, machine, median, spread, table
 
-BACKENDS = ("ours", "ours-ledger", "langgraph", "dbos")
+BACKENDS = ("ours", "ours-sync", "ours-ledger", "langgraph", "dbos")
+OURS = ("ours", "ours-sync")
 PEERS = ("langgraph", "dbos")
 FILESYSTEMS = ("tmpfs", "disk")
 WARMUP_STEPS = 20
@@ -72,7 +81,11 @@ async def _noop_tool(ctx: Any) -> dict[str, Any]:
     return {"ok": True}
 
 
-async def ours_run(root: Path, steps: int) -> dict[str, Any]:
+async def ours_sync_run(root: Path, steps: int) -> dict[str, Any]:
+    return await ours_run(root, steps, sync_window="0")
+
+
+async def ours_run(root: Path, steps: int, sync_window: str | None = None) -> dict[str, Any]:
     """One N-step turn through the real Runtime. Returns seconds for send→quiescent and for the turn itself."""
     bits = _ours_runtime_bits()
     # MAX_STEPS (40) guards against a spinning model; a benchmark turn is long on purpose.
@@ -95,8 +108,9 @@ async def ours_run(root: Path, steps: int) -> dict[str, Any]:
         replay = d / "replay.jsonl"
         line = json.dumps({"content": None, "tool_calls": [{"name": "noop", "arguments": {}}]})
         replay.write_text((line + "\n") * steps, encoding="utf-8")  # then exhaustion: {"content": "done"}
+        env = {"LOMO_REPLAY_FILE": str(replay), **({"LOMO_SYNC_WINDOW": sync_window} if sync_window else {})}
         settings = bits["load_settings"](workspace=str(d / "ws"), db=f"sqlite+aiosqlite:///{d / 'lomo.db'}",
-                                         model="lomo/replay", env={"LOMO_REPLAY_FILE": str(replay)},
+                                         model="lomo/replay", env=env,
                                          config_path=d / "no-config.toml")
         rt = bits["Runtime"](settings)
         rt.registry.add(bits["Tool"]("noop", "Does nothing.", {"type": "object", "properties": {}, "required": []},
@@ -107,16 +121,18 @@ async def ours_run(root: Path, steps: int) -> dict[str, Any]:
             # A step inside a task (a persistent task's turn); the main thread adds routing context per step.
             task_id = await rt.ledger.create_task("bench")
             gc.collect()
+            synced = rt.db.commits["synced"]
             t0 = time.perf_counter()
             _, turn_id = await rt.send("go", task_id)
             quiescent = await rt.run_until_quiescent(max_wait=600)
             wall = time.perf_counter() - t0
+            synced = rt.db.commits["synced"] - synced
             check = await _ours_check(rt, turn_id, steps)
         finally:
             await rt.close()
         if not quiescent or rt.errors or check:
             raise RuntimeError(f"ours: run did not finish cleanly: quiescent={quiescent} errors={rt.errors} {check}")
-        return {"wall": wall, "turn": spans[-1] if spans else float("nan")}
+        return {"wall": wall, "turn": spans[-1] if spans else float("nan"), "fsynced_commits": synced}
     finally:
         bits["scheduler"].TurnRunner = base_runner
         shutil.rmtree(d, ignore_errors=True)
@@ -147,13 +163,13 @@ async def _ours_check(rt: Any, turn_id: str, steps: int) -> str:
 
 
 async def ours_ledger_run(root: Path, steps: int) -> dict[str, Any]:
-    """The same N steps through the bare Ledger: commit_decision, start_call, finish_call (all fenced)."""
-    from lomo_tui.runtime.ledger import Ledger
+    """The same N steps through the bare Ledger: commit_decision with the call started, finish_call (fenced)."""
+    from lomo_tui.runtime.ledger import Ledger, StartedCall
     from lomo_tui.store import migrate
     from lomo_tui.store.engine import Database
 
     d = _fresh_dir(root, "ledger")
-    db = Database(f"sqlite+aiosqlite:///{d / 'lomo.db'}")
+    db = Database(f"sqlite+aiosqlite:///{d / 'lomo.db'}", sync_window=0.2)
     try:
         await migrate.upgrade(db)
         ledger = Ledger(db, 30.0)
@@ -162,16 +178,17 @@ async def ours_ledger_run(root: Path, steps: int) -> dict[str, Any]:
         claim = await ledger.claim(turn_id, f"bench:{os.getpid()}:0")
         assert claim is not None
         decision = {"content": None, "tool_calls": [{"name": "noop", "arguments": {}}]}
+        started = [StartedCall(0, "noop", {}, "read")]
         record = {"purpose": "router", "model": "lomo/replay", "prompt_tokens": 0, "completion_tokens": 0,
                   "cached_tokens": 0, "cost": 0.0, "latency_ms": 0}
         gc.collect()
         t0 = time.perf_counter()
         for step in range(1, steps + 1):
-            ok = await ledger.commit_decision(claim, step, decision, [message_id] if step == 1 else [], record)
+            ok = await ledger.commit_decision(claim, step, decision, [message_id] if step == 1 else [], record,
+                                              started=started)
             assert ok
-            await ledger.start_call(claim, step, 0, "noop", {}, "read")
             await ledger.finish_call(claim, step, 0, "done", {"ok": True}, ran=True, last_in_step=True,
-                                     name="noop", tool_message='{"ok": true}')
+                                     name="noop", tool_message='{"ok": true}', durable=False)
         await ledger.commit_decision(claim, steps + 1, {"content": "done", "tool_calls": []}, [], record,
                                      finish="idle")
         wall = time.perf_counter() - t0
@@ -295,7 +312,7 @@ async def dbos_run(root: Path, steps: int) -> dict[str, Any]:
 
 
 RUNNERS: dict[str, Callable[[Path, int], Any]] = {
-    "ours": ours_run, "ours-ledger": ours_ledger_run, "langgraph": langgraph_run, "dbos": dbos_run,
+    "ours": ours_run, "ours-sync": ours_sync_run, "ours-ledger": ours_ledger_run, "langgraph": langgraph_run, "dbos": dbos_run,
 }
 
 
@@ -472,7 +489,8 @@ def main(argv: list[str] | None = None) -> int:
                 per = [x["wall"] / args.steps * 1e6 for x in w.runs]
                 res["us_per_step"] = per
                 res["median_us"] = median(per)
-                if w.backend == "ours":
+                if w.backend in OURS:
+                    res["fsyncs_per_step"] = median([x["fsynced_commits"] / args.steps for x in w.runs])
                     turn = [x["turn"] / args.steps * 1e6 for x in w.runs]
                     res["turn_us_per_step"] = turn
                     res["turn_median_us"] = median(turn)
@@ -480,11 +498,16 @@ def main(argv: list[str] | None = None) -> int:
     load = (load_before, os.getloadavg())
 
     summary = _summarise(results, fss)
+    summary_sync = _summarise(results, fss, "ours-sync")
     if args.json:
         print(json.dumps({"machine": machine(), "loadavg_1m": [load[0][0], load[1][0]], "steps": args.steps,
-                          "runs": args.runs, "results": results, "summary": summary}, indent=2))
+                          "runs": args.runs, "results": results, "summary": summary,
+                          "summary_every_commit_fsynced": summary_sync}, indent=2))
         return 0
     _print(results, summary, fss, args.steps, args.runs)
+    if any(s for s in summary_sync.values()):
+        print("\nWith every commit fsynced (ours-sync, sync_window = 0):")
+        _print_ratios(summary_sync, fss, "ours-sync")
     print(f"load average (1 min) before/after: {load[0][0]:.2f} / {load[1][0]:.2f} on {os.cpu_count()} CPUs"
           + ("  — the machine was busy: absolute figures are inflated, ratios less so"
              if max(load[0][0], load[1][0]) > 0.75 * (os.cpu_count() or 1) else ""))
@@ -498,10 +521,10 @@ def _by(results: list[dict[str, Any]], backend: str, fs: str) -> dict[str, Any] 
     return None
 
 
-def _summarise(results: list[dict[str, Any]], fss: list[str]) -> dict[str, Any]:
+def _summarise(results: list[dict[str, Any]], fss: list[str], variant: str = "ours") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for fs in fss:
-        ours = _by(results, "ours", fs)
+        ours = _by(results, variant, fs)
         entry: dict[str, Any] = {}
         if ours:
             entry["ours_us"] = ours["median_us"]
@@ -528,24 +551,28 @@ def _print(results: list[dict[str, Any]], summary: dict[str, Any], fss: list[str
             rows.append([r["backend"], r["fs"], "FAILED", "", "", r["error"][:100]])
             continue
         note = ""
-        if r["backend"] == "ours":
-            note = f"turn only: {r['turn_median_us']:,.0f} µs/step"
+        if r["backend"] in OURS:
+            note = f"turn only: {r['turn_median_us']:,.0f} µs/step; fsynced commits/step {r['fsyncs_per_step']:.2f}"
         elif "journal_mode" in r["runs"][0]:
             note = f"journal_mode={r['runs'][0]['journal_mode']}"
         rows.append([r["backend"], r["fs"], f"{r['median_us']:,.0f}", spread(r["us_per_step"]),
                      f"{r['elapsed_s']:.0f} s", note])
     print(table(rows, ["backend", "fs", "µs/step (median)", "range", "wall", "notes"]))
     print()
+    _print_ratios(summary, fss, "ours")
+
+
+def _print_ratios(summary: dict[str, Any], fss: list[str], name: str) -> None:
     for fs in fss:
         s = summary.get(fs, {})
         if "ours_us" not in s:
             continue
-        parts = [f"ours {s['ours_us']:,.0f} µs/step"]
+        parts = [f"{name} {s['ours_us']:,.0f} µs/step"]
         for peer in PEERS:
             if s.get(f"{peer}_ratio") is not None:
                 r = s[f"{peer}_ratio"]
-                parts.append(f"{peer}/ours = {r:.2f} (ours {r:.2f}× faster)" if r >= 1
-                             else f"{peer}/ours = {r:.2f} (ours {1 / r:.1f}× slower)")
+                parts.append(f"{peer}/{name} = {r:.2f} ({name} {r:.2f}× faster)" if r >= 1
+                             else f"{peer}/{name} = {r:.2f} ({name} {1 / r:.1f}× slower)")
             elif f"{peer}_ratio" in s:
                 parts.append(f"{peer}: failed, no ratio")
         print(f"{fs:>5}: " + ", ".join(parts))

@@ -67,6 +67,7 @@ class Settings:
     studio_faults: str = ""
     max_turn_crashes: int = 3
     workers: int = 4
+    sync_window: float = 0.2  # group commit of read-only steps (store.engine.Database.write); 0 = fsync every commit
     file: dict[str, Any] = field(default_factory=dict)
 
     def section(self, name: str) -> dict[str, Any]:
@@ -112,5 +113,6 @@ def load_settings(
         studio_faults=env.get("LOMO_STUDIO_FAULTS", ""),
         max_turn_crashes=int(runtime.get("max_turn_crashes", 3)),
         workers=int(runtime.get("workers", 4)),
+        sync_window=_float("LOMO_SYNC_WINDOW", env.get("LOMO_SYNC_WINDOW") or runtime.get("sync_window"), 0.2),
         file=file,
     )

@@ -69,11 +69,11 @@ async def plan_allowance(conn: AsyncConnection, task_id: str) -> float:
     return round(float(granted or 0.0), 4)
 
 
-SNAPSHOT = (
-    "SELECT coalesce(sum(CASE WHEN task_id = :task_id THEN amount ELSE 0 END), 0) AS task_spend, "
-    "coalesce(sum(CASE WHEN created_at >= :today THEN amount ELSE 0 END), 0) AS today, "
-    "(SELECT coalesce(sum(amount), 0) FROM authorisations WHERE task_id = :task_id AND scope = 'plan' "
-    "AND revoked_at IS NULL) AS allowance FROM charges WHERE status = 'charged'")
+SNAPSHOT = (  # three indexed lookups (ix_charges_task, ix_charges_created, ix_authorisations_task), no scan
+    "SELECT (SELECT coalesce(sum(amount), 0) FROM charges WHERE task_id = :task_id AND status = 'charged') "
+    "AS task_spend, (SELECT coalesce(sum(amount), 0) FROM charges WHERE created_at >= :today "
+    "AND status = 'charged') AS today, (SELECT coalesce(sum(amount), 0) FROM authorisations "
+    "WHERE task_id = :task_id AND scope = 'plan' AND revoked_at IS NULL) AS allowance")
 
 
 async def snapshot(conn: AsyncConnection, task_id: str) -> tuple[float, float, float]:

@@ -10,7 +10,7 @@ import json
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, NamedTuple
 
 from sqlalchemy import func, insert, select, update
 
@@ -38,6 +38,15 @@ class Claim:
     owner: str
     epoch: int
     took_over_from: str | None = None
+
+
+class StartedCall(NamedTuple):
+    """A tool call about to run, as its `started` row records it."""
+
+    seq: int
+    name: str
+    arguments: dict[str, Any]
+    side_effect: str
 
 
 # The hot path's statements (plain SQL, portable between SQLite and PostgreSQL; see store.engine.run).
@@ -252,10 +261,11 @@ class Ledger:
             raise StaleWrite(claim.turn_id, claim.epoch)
 
     @asynccontextmanager
-    async def fenced(self, claim: Claim, sql: str = GUARD, **extra: Any) -> AsyncIterator[AsyncConnection]:
-        """A write transaction that only commits if CLAIM still owns the turn."""
+    async def fenced(self, claim: Claim, sql: str = GUARD, *, durable: bool = True,
+                     **extra: Any) -> AsyncIterator[AsyncConnection]:
+        """A write transaction that only commits if CLAIM still owns the turn (DURABLE: see Database.write)."""
         try:
-            async with self.db.write() as conn:
+            async with self.db.write(durable=durable) as conn:
                 await self.guard(conn, claim, sql, **extra)
                 yield conn
         except StaleWrite:
@@ -277,23 +287,30 @@ class Ledger:
 
     # ---- steps ------------------------------------------------------------------------------
     async def commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: Iterable[str],
-                              model_call: dict[str, Any], *, finish: bool = False) -> bool:
+                              model_call: dict[str, Any], *, finish: bool = False,
+                              started: Iterable[StartedCall] = ()) -> bool:
         """C2: decision + pending calls + consumed inbox (+ the model call) in one transaction.
+
+        STARTED lists calls of idempotent tools to mark `started` in this same transaction. For them a
+        separate `started` commit would carry no information: recovery re-runs an idempotent call with
+        the same key whether or not its body began. Non-idempotent calls still get their own `started`
+        commit (`start_call`) right before their body runs, so a crash in between is told apart.
 
         Returns False (and commits nothing) if a message the model read was withdrawn meanwhile.
         With FINISH (the reply has no tool calls) the turn completes in the same transaction, and the stop
         check settles the task.
         """
         try:
-            await self._commit_decision(claim, step, decision, list(consumed), model_call, finish)
+            await self._commit_decision(claim, step, decision, list(consumed), model_call, finish, list(started))
         except _InboxMoved:
             return False
         return True
 
     async def _commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: list[str],
-                               model_call: dict[str, Any], finish: bool) -> None:
+                               model_call: dict[str, Any], finish: bool, started: list[StartedCall]) -> None:
         t = now()
-        async with self.fenced(claim, GUARD_DECISION) as conn:
+        durable = self._decision_must_sync(decision, started, finish)
+        async with self.fenced(claim, GUARD_DECISION, durable=durable) as conn:
             if consumed:
                 result = await conn.execute(update(s.inbox).where(
                     s.inbox.c.id.in_(consumed), s.inbox.c.status == "pending").values(
@@ -312,29 +329,46 @@ class Ledger:
                                                  content=decision.get("content"), calls=_json(calls) if calls else None,
                                                  call_id=None, name=None, at=t))
             await run(conn, INSERT_MODEL_CALL, dict(model_call, task=claim.task_id, turn=claim.turn_id, step=step, at=t))
+            for call in started:
+                await run(conn, UPSERT_STARTED, self._started_row(claim, step, call, t))
             if finish:
                 await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
                     status="completed", checkpoint=step, lease_owner=None, lease_expires=None, finished_at=t,
                     crash_count=0))
                 await self._after_turn(conn, claim)
 
+    @staticmethod
+    def _decision_must_sync(decision: dict[str, Any], started: list[StartedCall], finish: bool) -> bool:
+        """A decision must be on disk before anything outside the database follows from it: a reply that ends
+        the turn, or any call but a read. A step of reads only is group-committed (Database.write): losing it
+        to a power cut costs nothing but thinking again."""
+        if finish:
+            return True
+        planned = decision.get("tool_calls") or []
+        return len(started) != len(planned) or any(c.side_effect != "read" for c in started)
+
     async def start_call(self, claim: Claim, step: int, seq: int, name: str, arguments: dict[str, Any],
                          side_effect: str) -> str:
         """Mark a tool call started (insert, or re-mark a recovered row at this epoch)."""
-        key = call_key(claim.turn_id, step, seq)
+        call = StartedCall(seq, name, arguments, side_effect)
         async with self.fenced(claim) as conn:
-            await run(conn, UPSERT_STARTED, dict(id=key, turn=claim.turn_id, step=step, seq=seq, name=name,
-                                                 args=_json(arguments), side_effect=side_effect, epoch=claim.epoch,
-                                                 at=now()))
-        return key
+            await run(conn, UPSERT_STARTED, self._started_row(claim, step, call, now()))
+        return call_key(claim.turn_id, step, seq)
+
+    @staticmethod
+    def _started_row(claim: Claim, step: int, call: StartedCall, at: float) -> dict[str, Any]:
+        key = call_key(claim.turn_id, step, call.seq)
+        return dict(id=key, turn=claim.turn_id, step=step, seq=call.seq, name=call.name, args=_json(call.arguments),
+                    side_effect=call.side_effect, epoch=claim.epoch, at=at)
 
     async def finish_call(self, claim: Claim, step: int, seq: int, status: str, result: Any, *, ran: bool,
-                          last_in_step: bool, name: str, tool_message: str) -> None:
-        """Record a call's end (done | failed | outcome_unknown) and its message for the model."""
+                          last_in_step: bool, name: str, tool_message: str, durable: bool = True) -> None:
+        """Record a call's end (done | failed | outcome_unknown) and its message for the model.
+        A read's end need not wait for the disk (durable=False): after a power cut it is simply read again."""
         key = call_key(claim.turn_id, step, seq)
         t = now()
         guard, extra = (GUARD_CHECKPOINT, {"step": step}) if last_in_step else (GUARD, {})
-        async with self.fenced(claim, guard, **extra) as conn:
+        async with self.fenced(claim, guard, durable=durable, **extra) as conn:
             await run(conn, FINISH_CALL, dict(id=key, status=status, result=_json(result), at=t, ran=1 if ran else 0))
             await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="tool",
                                                  content=tool_message, calls=None, call_id=key, name=name, at=t))

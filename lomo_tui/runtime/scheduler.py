@@ -45,7 +45,7 @@ class Runtime:
 
     def __init__(self, settings: Settings, *, model: ModelClient | None = None, watch: bool = True) -> None:
         self.settings = settings
-        self.db = Database(settings.db_url)
+        self.db = Database(settings.db_url, sync_window=settings.sync_window)
         self.ledger = Ledger(self.db, settings.lease_seconds)
         self.bus = Bus()
         self.faults = Faults(settings.faults)

@@ -23,7 +23,7 @@ from ..tools.registry import Suspend, ToolContext, ToolError
 from ..workspace.errors import WorkspaceError
 from . import context
 from .ids import call_key
-from .ledger import Claim
+from .ledger import Claim, StartedCall
 
 if TYPE_CHECKING:
     from .scheduler import Runtime
@@ -121,6 +121,7 @@ class TurnRunner:
         else:  # every later step starts fresh; each write's guard still checks the fence
             step, decision, calls = self._next_step, None, {}
             task = None
+        prestarted: frozenset[int] = frozenset()
         if decision is None:
             if self._steps >= MAX_STEPS:
                 raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
@@ -128,7 +129,7 @@ class TurnRunner:
             if committed is None:
                 self._next_step = step
                 return "continue"  # a message the model read was withdrawn: think again
-            decision, finished, task = committed
+            decision, finished, task, prestarted = committed
             self._steps += 1
             self.rt.faults.hit("after_decision_commit")
             if finished:
@@ -139,11 +140,11 @@ class TurnRunner:
         if task is None:
             async with self.rt.db.read() as conn:
                 task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
-        outcome = await self._run_calls(task, step, decision, calls)
+        outcome = await self._run_calls(task, step, decision, calls, prestarted)
         self._next_step = step + 1 if outcome == "continue" else None
         return outcome
 
-    async def _decide(self, step: int) -> tuple[dict[str, Any], bool, Any] | None:
+    async def _decide(self, step: int) -> tuple[dict[str, Any], bool, Any, frozenset[int]] | None:
         request, consumed, task = await self._request()
         self.rt.bus.publish("thinking", task.id, turn_id=self.claim.turn_id, step=step)
 
@@ -157,12 +158,25 @@ class TurnRunner:
         record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
                       prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                       cached_tokens=usage.cached_tokens, cost=usage.cost, latency_ms=reply.latency_ms)
-        ok = await self.ledger.commit_decision(self.claim, step, decision, consumed, record, finish=finish)
+        started = [] if finish else self._idempotent_calls(task, decision)
+        ok = await self.ledger.commit_decision(self.claim, step, decision, consumed, record, finish=finish,
+                                               started=started)
         if not ok:
             return None
         self.rt.bus.publish("step_committed", task.id, turn_id=self.claim.turn_id, step=step,
                             content=decision.get("content"), tool_calls=decision.get("tool_calls"))
-        return decision, finish, task
+        return decision, finish, task, frozenset(c.seq for c in started)
+
+    def _idempotent_calls(self, task: Any, decision: dict[str, Any]) -> list[StartedCall]:
+        """The decision's calls whose `started` row can share the decision's commit (see Ledger.commit_decision):
+        known, visible to this task, and idempotent."""
+        visible = {t.name for t in self.rt.tools_for(task)}
+        out = []
+        for seq, call in enumerate(decision.get("tool_calls") or []):
+            tool = self.rt.registry.get(call["name"])
+            if tool is not None and tool.idempotent and tool.name in visible:
+                out.append(StartedCall(seq, tool.name, dict(call.get("arguments") or {}), tool.side_effect))
+        return out
 
     async def _request(self) -> tuple[ModelRequest, list[str], Any]:
         async with self.rt.db.read() as conn:
@@ -182,7 +196,8 @@ class TurnRunner:
                                purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints)
         return request, [m.id for m in pending], task
 
-    async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any]) -> str:
+    async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any],
+                         prestarted: frozenset[int] = frozenset()) -> str:
         planned = decision.get("tool_calls") or []
         last = len(planned) - 1
         visible = {t.name for t in self.rt.tools_for(task)}  # a tool a task cannot see never runs
@@ -207,7 +222,8 @@ class TurnRunner:
                                    ran=False, last=is_last and not deferred)
                 finished_last = is_last
                 continue
-            await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
+            if seq not in prestarted:  # else its `started` row was committed with the decision
+                await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
             self.rt.faults.hit("after_tool_started")
             ctx = ToolContext(self.rt, self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
             status, result = await self._invoke(tool, ctx, args)
@@ -220,7 +236,8 @@ class TurnRunner:
                 await self.rt.poke(self.claim.turn_id)  # it may have resolved while we parked
                 return "suspended"
             self.rt.faults.hit("after_tool_effect")
-            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred)
+            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred,
+                               durable=tool.side_effect != "read")
             self.rt.faults.hit("after_tool_done")
             finished_last = is_last
         if deferred:
@@ -263,9 +280,9 @@ class TurnRunner:
         return "done", result
 
     async def _finish(self, step: int, seq: int, name: str, status: str, result: Any, *, ran: bool,
-                      last: bool) -> None:
+                      last: bool, durable: bool = True) -> None:
         message = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
         await self.ledger.finish_call(self.claim, step, seq, status, result, ran=ran, last_in_step=last, name=name,
-                                      tool_message=message)
+                                      tool_message=message, durable=durable)
         self.rt.bus.publish("tool_finished", self.claim.task_id, turn_id=self.claim.turn_id, step=step, seq=seq,
                             name=name, status=status)

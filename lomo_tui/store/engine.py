@@ -8,6 +8,8 @@ keeps running) and bounded by BUSY_TIMEOUT_MS.
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import sqlite3
 import time
 from contextlib import asynccontextmanager
@@ -22,10 +24,13 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from ..errors import LomoError
 
+log = logging.getLogger("lomo.store")
+
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
 
 BUSY_TIMEOUT_MS = 30_000  # the longest wait for the write lock (cooperative: the loop keeps running)
+IDLE_READERS = 4  # read connections kept open between read transactions
 READ_BUSY_MS = 5_000  # SQLite's own wait, for the rare reader that must wait (WAL recovery after a crash)
 
 
@@ -101,12 +106,21 @@ class Database:
     other URL runs through SQLAlchemy's async engine (asyncpg for PostgreSQL).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, sync_window: float = 0.0) -> None:
         self.url = url
+        # Group commit (see `write`): how long a commit that nothing outside the database depends on may wait
+        # for its fsync. 0 = every commit is fsynced before it returns.
+        self.sync_window = max(0.0, sync_window)
+        # write transactions by how they reached the disk, and background fsyncs of the log
+        self.commits = {"synced": 0, "grouped": 0, "flushes": 0}
+        self._unsynced_since: float | None = None  # monotonic time of the oldest commit not yet fsynced
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._writer_sync = "FULL"
         self.sqlite_path = _sqlite_path(url) if _is_sqlite(url) else None
         self.is_sqlite = _is_sqlite(url)
         self._write_lock: asyncio.Lock | None = None
         self._writer: Connection | None = None
+        self._idle_readers: list[Connection] = []
         if self.is_sqlite:
             self.sync_engine = _sqlite_engine(url, busy_ms=0)  # writers: lock waits are cooperative
             self.read_engine = _sqlite_engine(url, busy_ms=READ_BUSY_MS)  # readers: rare, short waits
@@ -115,10 +129,20 @@ class Database:
             self.engine = create_engine(url)
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[Any]:
+    async def write(self, *, durable: bool = True) -> AsyncIterator[Any]:
+        """A write transaction. By default it is on disk (fsynced) when the block exits.
+
+        durable=False is for commits nothing outside the database depends on yet (a read-only step's rows):
+        with a sync window they are group-committed — safe from a process crash at once (they are in the
+        OS's cache), fsynced within `sync_window` seconds or by the next durable commit, whichever comes
+        first. Only a power cut inside that window can lose them, and only work that can be redone.
+        On PostgreSQL that is `synchronous_commit = off` for the transaction, which makes the same promise.
+        """
         if not self.is_sqlite:
             try:
                 async with self.engine.begin() as conn:
+                    if not durable and self.sync_window > 0:
+                        await conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
                     yield conn
             except (OperationalError, DBAPIError) as exc:
                 raise explain_db_error(exc, self.url) from exc
@@ -135,19 +159,65 @@ class Database:
         else:
             await self._write_lock.acquire()
         try:
-            async with self._writer_transaction() as conn:
+            async with self._writer_transaction(self._may_group(durable)) as conn:
                 yield conn
         finally:
             self._write_lock.release()
 
+    def _may_group(self, durable: bool) -> bool:
+        if durable or self.sync_window <= 0 or self.sqlite_path is None:
+            return False
+        return self._unsynced_since is None or time.monotonic() - self._unsynced_since < self.sync_window
+
     @asynccontextmanager
-    async def _writer_transaction(self) -> AsyncIterator[LoopConnection]:
+    async def _writer_transaction(self, grouped: bool) -> AsyncIterator[LoopConnection]:
         """A write transaction on this process's one writer connection (the write lock serialises them),
         kept open across transactions: no pool round trip per write."""
         if self._writer is None or self._writer.closed or self._writer.invalidated:
             self._writer = self._connect(self.sync_engine)
+            self._writer_sync = "FULL"
+        driver = self._writer.connection.driver_connection
+        level = "NORMAL" if grouped else "FULL"
+        if level != self._writer_sync:  # WAL + NORMAL: the commit is not fsynced; WAL + FULL: it is
+            driver.execute(f"PRAGMA synchronous={level}")
+            self._writer_sync = level
+        before = driver.total_changes
         async with self._transaction(self._writer, "BEGIN IMMEDIATE") as conn:  # a broken one is replaced above
             yield conn
+        if driver.total_changes == before:
+            return  # nothing was written: nothing reached the log
+        if grouped:
+            self.commits["grouped"] += 1
+            if self._unsynced_since is None:
+                self._unsynced_since = time.monotonic()
+                self._flush_timer = asyncio.get_running_loop().call_later(
+                    self.sync_window, lambda: asyncio.ensure_future(self.flush()))
+        else:
+            # A FULL commit fsyncs the whole write-ahead log, so every grouped commit before it is on disk too.
+            self.commits["synced"] += 1
+            self._synced()
+
+    @property
+    def pending_sync(self) -> bool:
+        """Whether a grouped commit is still waiting for its fsync."""
+        return self._unsynced_since is not None
+
+    def _synced(self) -> None:
+        self._unsynced_since = None
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+
+    async def flush(self) -> None:
+        """fsync the write-ahead log now (off the loop thread): every grouped commit so far is on disk after."""
+        if self._unsynced_since is None or self.sqlite_path is None:
+            return
+        self._synced()  # commits made while the fsync runs schedule their own flush
+        try:
+            await asyncio.to_thread(_fsync, Path(f"{self.sqlite_path}-wal"))
+            self.commits["flushes"] += 1
+        except OSError as exc:  # the next durable commit syncs the log anyway
+            log.warning("could not fsync the database log: %s", exc)
 
     def _drop_writer(self) -> None:
         if self._writer is not None:
@@ -166,11 +236,16 @@ class Database:
             except OperationalError as exc:
                 raise explain_db_error(exc, self.url) from exc
             return
-        conn = self._connect(self.read_engine)
+        conn = self._idle_readers.pop() if self._idle_readers else self._connect(self.read_engine)
         try:
             async with self._transaction(conn, "BEGIN") as loop_conn:
                 yield loop_conn
-        finally:
+        except BaseException:
+            conn.close()  # a broken connection is not reused
+            raise
+        if len(self._idle_readers) < IDLE_READERS and not (conn.closed or conn.invalidated):
+            self._idle_readers.append(conn)  # reads are frequent: skip the pool's checkout on the next one
+        else:
             conn.close()
 
     def _connect(self, engine: Engine) -> Connection:
@@ -187,19 +262,24 @@ class Database:
             try:
                 yield LoopConnection(conn)
             except BaseException:
-                conn.rollback()
+                _end(conn, commit=False)
                 raise
             try:
-                conn.commit()
-            except OperationalError as exc:
-                conn.rollback()
+                _end(conn, commit=True)
+            except (OperationalError, sqlite3.OperationalError) as exc:
+                _end(conn, commit=False)
                 raise explain_db_error(exc, self.url) from exc
-        except OperationalError as exc:
+        except (OperationalError, sqlite3.OperationalError) as exc:
             raise explain_db_error(exc, self.url) from exc
 
     async def close(self) -> None:
         if self.is_sqlite:
+            if self._unsynced_since is not None and self.sqlite_path is not None:
+                self._synced()
+                _fsync(Path(f"{self.sqlite_path}-wal"))
             self._drop_writer()
+            while self._idle_readers:
+                self._idle_readers.pop().close()
             self.sync_engine.dispose()
             self.read_engine.dispose()
         else:
@@ -220,18 +300,41 @@ async def _begin(conn: Connection, statement: str, url: str) -> None:
     crash)."""
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     delay = 0.0005
+    driver = conn.connection.driver_connection
     while True:
         try:
-            conn.exec_driver_sql(statement)
+            driver.execute(statement)  # straight to sqlite3: SQLAlchemy's statement machinery costs more than BEGIN
             return
-        except OperationalError as exc:
-            conn.rollback()
+        except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
             if time.monotonic() > deadline:
                 raise explain_db_error(exc, url) from exc
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.02)
+
+
+def _end(conn: Connection, *, commit: bool) -> None:
+    """COMMIT or ROLLBACK the transaction `_begin` opened. SQLAlchemy's own bookkeeping is only involved when the
+    body ran statements through it (it then holds a transaction of its own that must end too)."""
+    if conn.in_transaction():
+        conn.commit() if commit else conn.rollback()  # ends SQLAlchemy's transaction and the driver's
+        return
+    driver = conn.connection.driver_connection
+    if driver.in_transaction:
+        driver.commit() if commit else driver.rollback()
+
+
+def _fsync(path: Path) -> None:
+    """Flush PATH's data to the disk (fsync works on the inode, whichever descriptor asks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return  # checkpointed and removed: its frames are in the database file, which SQLite synced
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _is_sqlite(url: str) -> bool:

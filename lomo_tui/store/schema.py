@@ -178,6 +178,7 @@ objects = Table(
     Column("updated_at", Float, nullable=False),
 )
 Index("ix_objects_path", objects.c.path)
+Index("ix_objects_updated", objects.c.updated_at)
 
 object_versions = Table(
     "object_versions", metadata,
@@ -259,6 +260,9 @@ charges = Table(
     Column("created_at", Float, nullable=False),
     Column("refunded_at", Float),
 )
+
+Index("ix_charges_task", charges.c.task_id)
+Index("ix_charges_created", charges.c.created_at)
 
 authorisations = Table(
     "authorisations", metadata,
