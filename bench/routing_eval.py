@@ -17,7 +17,7 @@ answered as the item says (`choose`) or rejected, so the conversation goes on.
 Task workers are not part of routing: their model calls get an immediate "noted" reply, so the figures
 measure the Router (and the deterministic paths) only. `--model` picks the Router's model.
 
-    python bench/routing_eval.py                       # lomo/local, both halves
+    python bench/routing_eval.py                       # lomo/local, every half
     python bench/routing_eval.py --split dev -v        # print every wrong turn
     python bench/routing_eval.py --split heldout --json
 """
@@ -56,7 +56,8 @@ from lomo_tui.workspace.objects import Workspace  # noqa: E402
 
 # ---- data -------------------------------------------------------------------------------------------
 def load(split: str) -> list[dict[str, Any]]:
-    names = {"dev": ["dev"], "heldout": ["heldout"], "all": ["dev", "heldout"]}[split]
+    names = {"dev": ["dev"], "heldout": ["heldout"], "heldout2": ["heldout2"],
+             "all": ["dev", "heldout", "heldout2"]}[split]
     out = []
     for name in names:
         for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
@@ -355,14 +356,15 @@ async def evaluate(split: str = "all", model: str = "lomo/local", convs: list[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="lomo/local")
-    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
+    parser.add_argument("--split", choices=("dev", "heldout", "heldout2", "all"), default="all")
     parser.add_argument("--conv", action="append", help="only this conversation (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every wrong turn")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     results = asyncio.run(evaluate(args.split, args.model, args.conv))
-    halves = ["dev", "heldout"] if args.split == "all" else [args.split]
+    halves = ([h for h in ("dev", "heldout", "heldout2") if any(r.split == h for r in results)]
+              if args.split == "all" else [args.split])
     out = {half: metrics([r for r in results if r.split == half]) for half in halves}
     if args.json:
         print(json.dumps({"model": args.model, "metrics": out, "turns": [r.row() for r in results]},
