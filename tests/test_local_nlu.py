@@ -537,3 +537,182 @@ def test_language_layer_imports_nothing_else_from_lomo_tui() -> None:
                 assert not (node.module or "").startswith("lomo_tui"), path.name
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("lomo_tui") for a in node.names), path.name
+
+
+# --- revisions, bundles, counts, edits: the message's own words, in every language -----------
+REVISIONS = [
+    # a revision that names no task: an edit of earlier work, not a new goal
+    "上次那套海报再暖一点", "那组插画再亮一些", "书店海报暖一点", "把面包店视频剪短到十秒", "视频再快一些",
+    "在海报上加上日期", "给封面加上书名",
+    "сделай ярче", "потемнее", "чуть теплее", "покороче", "ролик покороче, секунд на десять",
+    "постер сделай потеплее", "сократи ролик до 8 секунд", "обрежь видео в начале", "добавь дату на афишу",
+    "もっと明るくして", "短くして", "動画を15秒に短くして", "ポスターの文字を大きくして", "ポスターを少し明るく",
+    "チラシに日付を入れて",
+    "shorten the clip to 8 seconds", "trim the video", "speed up the clip", "make the intro longer",
+    "ok, crop the banner to a square", "please slow down my animation a bit", "put the date on the poster",
+]
+
+
+@pytest.mark.parametrize("text", REVISIONS)
+def test_a_revision_without_a_task_name_reads_as_an_edit(text: str) -> None:
+    intent = classify(text)
+    assert intent.act == "revise", (text, intent.act, intent.goal_type)
+    assert intent.goal_type is None and intent.topic is None
+
+
+NOT_REVISIONS = [
+    # a creation verb first, or a new piece described: these stay new work
+    ("нарисуй кота и добавь шляпу", "one_shot"), ("画一只猫，再可爱一点", "one_shot"),
+    ("нарисуй кота побольше", "one_shot"), ("做一个放大镜的图标", "one_shot"), ("设计一个缩小版的logo", "one_shot"),
+    ("draw a kid who refuses to clean the room", "one_shot"), ("a photo of a man trimming the hedge", "one_shot"),
+    ("speed painting of a dragon", "one_shot"), ("猫を大きく描いて", "one_shot"),
+    ("给咖啡店做海报，暖一点", "one_shot"),
+    ("сделай постер для кофейни, побольше кофе", "one_shot"), ("хочу постер поярче", "one_shot"),
+]
+
+
+@pytest.mark.parametrize("text,act", NOT_REVISIONS)
+def test_new_work_with_edit_words_in_it_stays_new_work(text: str, act: str) -> None:
+    assert classify(text).act == act
+
+
+@pytest.mark.parametrize("text,count,subject", [
+    ("a kit for my pottery studio: logo, business card and banner", 3, "kit for my pottery studio"),
+    ("make a banner and a logo for my bakery", 2, "bakery"),
+    ("logo and matching business card for a surf school", 2, "surf school"),
+    ("一式：logo、名片、海报，给街角茶馆用", 3, "街角茶馆"),
+    ("给我的花店做一套品牌视觉，包括标志、名片和海报", 3, None),
+    ("логотип, визитку и меню для пекарни «Колос»", 3, None),
+    ("набор: логотип, визитка, баннер", 3, None),
+    ("花屋さんのセット：ロゴ、名刺、チラシ", 3, "花屋さん"),
+    ("セット：ロゴ、名刺、ポスター", 3, None),
+])
+def test_a_list_of_deliverables_is_a_multi_step_goal(text: str, count: int, subject: str | None) -> None:
+    intent = classify(text)
+    assert (intent.act, intent.goal_type, intent.count) == ("goal", "general", count)
+    if subject is not None:
+        assert intent.subject == subject
+
+
+@pytest.mark.parametrize("text", [
+    "a poster of a cat and a dog", "带logo和标语的海报", "постер с логотипом и слоганом",
+    "poster with a logo, a banner and a card", "a logo for the bakery",
+])
+def test_a_list_inside_one_piece_is_not_a_bundle(text: str) -> None:
+    intent = classify(text)
+    assert intent.goal_type != "general" and intent.act == "one_shot"
+
+
+@pytest.mark.parametrize("text,count", [
+    ("5 постеров для фестиваля", 5), ("три картинки с лисой", 3), ("сделай десять кадров для ролика", 10),
+    ("двенадцать стикеров с котиками", 12), ("пять открыток к празднику", 5), ("нарисуй пятнадцать иконок", 15),
+    ("десять наклеек для ноутбука", 10), ("шесть обложек для подкаста", 6), ("двадцать пять кадров для ролика", 25),
+    ("одиннадцать иконок для приложения", 11), ("серия из двадцати пяти постеров", 25),
+    ("twenty five posters for the fair", 25), ("make seventy seven stickers", 77),
+])
+def test_counts_with_genitive_and_plural_nouns(text: str, count: int) -> None:
+    assert classify(text).count == count
+
+
+def test_russian_approximate_durations_put_the_number_after_the_unit() -> None:
+    assert classify("ролик покороче, секунд на десять").seconds == 10.0
+    assert classify("сделай ролик минуты на две").seconds == 120.0
+
+
+@pytest.mark.parametrize("text", [
+    "put the date on the poster", "add the date to the flyer", "can you put today's date on the banner?",
+    "set the time to 5pm on the clock poster", "add a help button to the landing page",
+    "добавь дату на постер", "поставь сегодняшнее число на афишу", "在海报上加上日期", "把日期加到海报上",
+    "ポスターに日付を入れて",
+])
+def test_an_edit_that_mentions_the_date_is_no_question(text: str) -> None:
+    intent = classify(text)
+    assert intent.act not in ("question", "help", "status") and intent.topic is None
+
+
+@pytest.mark.parametrize("text,topic", [
+    ("what's the date today?", "date"), ("what time is it", "time"), ("какое сегодня число?", "date"),
+    ("今天几号？", "date"), ("今日は何日？", "date"), ("show my tasks", "tasks"), ("what is 2+3", "math"),
+])
+def test_date_and_time_questions_are_still_questions(text: str, topic: str) -> None:
+    assert (classify(text).act, classify(text).topic) == ("question", topic)
+
+
+# --- stems ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("words,stem", [
+    (("spring", "springs", "springing"), "spring"), (("string", "strings"), "string"),
+    (("king", "kings"), "king"), (("ring", "rings"), "ring"), (("bring", "brings"), "bring"),
+    (("thing", "things"), "thing"), (("shred", "shreds", "shredded"), "shred"),
+    (("run", "runs", "running"), "run"), (("stop", "stops", "stopped", "stopping"), "stop"),
+    (("movie", "movies"), "movy"), (("jump", "jumps", "jumped", "jumping"), "jump"),
+])
+def test_stems_keep_short_words_whole_and_forms_together(words: tuple, stem: str) -> None:
+    assert {tuple(keywords(w)) for w in words} == {(stem,)}
+
+
+# --- file names -----------------------------------------------------------------------------
+@pytest.mark.parametrize("text,files", [
+    ("fix 海报_1.png please", ["海报_1.png"]),
+    ("постер.png сделай ярче", ["постер.png"]),
+    ("ポスター_夏.pngの色を変えて", ["ポスター_夏.png"]),
+    ("see posters/джаз_1.png and `my file.md`", ["posters/джаз_1.png", "my file.md"]),
+    ("look at `海报 1.png`", ["海报 1.png"]),
+    ("把海报_1.png的标题放大", ["把海报_1.png"]),
+    ("make jazz_1.md a bit warmer", ["jazz_1.md"]),
+    ("e.g. v1.2 is 3.5s long", []),
+])
+def test_file_names_may_be_any_script(text: str, files: list) -> None:
+    from lomo_tui.models import nlu as package
+
+    assert package.find_files(text) == files
+
+
+def test_file_name_readings_split_off_the_sentence_before_a_cjk_name() -> None:
+    from lomo_tui.models import nlu as package
+
+    assert package.file_name_variants("把海报_1.png")[:2] == ["把海报_1.png", "海报_1.png"]
+    assert "ポスター_2.jpg" in package.file_name_variants("このポスター_2.jpg")
+    assert package.file_name_variants("把posters/海报_1.png")[-1] == "posters/海报_1.png"
+    assert package.file_name_variants("posters/jazz_1.png") == ["posters/jazz_1.png"]
+    assert package.file_name_variants("постер.png") == ["постер.png"]
+
+
+# --- generic words --------------------------------------------------------------------------
+def test_generic_words_are_weak_in_every_language() -> None:
+    from lomo_tui.models import nlu as package
+
+    for text in ("series poster video clip logo add change", "серия постер ролик логотип добавь",
+                 "系列 海报 视频 改", "シリーズ ポスター 動画"):
+        assert keywords(text) and all(package.is_generic(k) for k in keywords(text)), text
+    for text in ("jazz night bakery wedding", "джазовый вечер кофейня свадьба", "奶茶 婚礼", "ジャズ 結婚式"):
+        assert not any(package.is_generic(k) for k in keywords(text)), text
+
+
+@pytest.mark.parametrize("a,b", [
+    ("poster series for the bakery", "poster series for the gym"),
+    ("a video series about hiking", "a video series about cooking"),
+    ("update the logo for the gym", "update the logo for the cafe"),
+    ("logo and business card for a bakery", "logo and business card for a surf school"),
+    ("серия постеров для кофейни", "серия постеров для скалодрома"),
+    ("奶茶店海报系列", "书店海报系列"),
+    ("パン屋のポスターシリーズ", "ジムのポスターシリーズ"),
+])
+def test_goals_sharing_only_generic_words_are_not_duplicates(a: str, b: str) -> None:
+    assert similarity(a, b) < 0.45  # router.dedupe.THRESHOLD: "add to it or start a new task?"
+
+
+# --- the package's public surface -----------------------------------------------------------
+def test_code_outside_the_language_layer_uses_only_its_public_names() -> None:
+    from lomo_tui.models import nlu as package
+
+    root = Path(nlu.__file__).parent.parent  # lomo_tui/
+    inner = root / "models" / "nlu"
+    for path in sorted(root.rglob("*.py")):
+        if inner in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and "nlu" in node.module.split("."):
+                assert node.module.split(".")[-1] == "nlu", f"{path}: imports {node.module}"
+                assert {a.name for a in node.names} <= set(package.__all__), f"{path}: {node.module}"
+            elif isinstance(node, ast.Import):
+                assert not any(".nlu." in a.name for a in node.names), f"{path}: imports an nlu module"

@@ -363,3 +363,108 @@ async def test_a_pending_clarify_card_does_not_hold_up_the_conversation(lomo: Lo
         assert list(delivered) == ["make the banner bigger"]
     finally:
         await rt.close()
+
+
+# ---- lomo/local's Router on its own: generic words, revisions, bundles, dates ----------------------------------------
+def local_route(text: str, *tasks: dict) -> tuple[str, object]:
+    """lomo/local's decision for TEXT typed in the main thread with TASKS in the index (most recent first;
+    each {"title", "goal"?, "files"?, "age_h"?}). ("create_task", kind) | ("send_to_task", task title) |
+    ("clarify", [titles]) | ("answer", text)."""
+    from datetime import datetime
+
+    from lomo_tui.models.base import ModelRequest
+    from lomo_tui.models.local_router import route
+
+    now = time.time()
+    entries = [{"id": f"task-{n:08x}", "title": t["title"], "goal": t.get("goal", ""), "status": "idle",
+                "kind": "persistent", "files": t.get("files", []), "recency": n,
+                "updated_at": now - t.get("age_h", 5) * 3600} for n, t in enumerate(tasks)]
+    tools = [{"type": "function", "function": {"name": n}} for n in ("create_task", "send_to_task", "clarify")]
+    reply = route(ModelRequest(messages=[{"role": "user", "content": text}], tools=tools, purpose="router",
+                               hints={"task_index": entries, "now": datetime.now().isoformat()}))
+    if not reply.tool_calls:
+        return "answer", reply.content
+    call_ = reply.tool_calls[0]
+    titles = {e["id"]: e["title"] for e in entries}
+    if call_.name == "create_task":
+        return "create_task", call_.arguments["kind"]
+    if call_.name == "send_to_task":
+        return "send_to_task", titles[call_.arguments["task_id"]]
+    return "clarify", [titles[i] for i in call_.arguments["task_ids"]]
+
+
+JAZZ_RU = {"title": "Серия постеров для джазового вечера", "goal": "Три ретро-постера для джазового вечера"}
+MENU_RU = {"title": "Меню для кофейни", "goal": "Новое меню для кофейни «Зерно»"}
+JAZZ = {"title": "Jazz night poster series", "goal": "Four retro posters for the jazz night"}
+MENU = {"title": "Noodle bar menu", "goal": "Menu board for the Slurp noodle bar"}
+
+
+def test_a_shared_generic_word_alone_does_not_attach_a_new_goal() -> None:
+    assert local_route("сделай серию открыток для свадьбы", JAZZ_RU, MENU_RU) == ("create_task", "persistent")
+    assert local_route("I need a series of wedding invitations for our venue", JAZZ, MENU) == \
+        ("create_task", "persistent")
+    assert local_route("poster series for the climbing gym opening", JAZZ, MENU) == ("create_task", "persistent")
+
+
+def test_a_generic_word_still_points_at_the_one_task_that_has_it_when_the_message_refers_back() -> None:
+    logo = {"title": "Bakery logo", "goal": "A logo for the Crumb bakery"}  # an image task too
+    logo_ru = {"title": "Логотип для кофейни", "goal": "Логотип для кофейни «Зерно»"}
+    assert local_route("make the poster warmer", JAZZ, logo) == ("send_to_task", JAZZ["title"])
+    assert local_route("постер сделай потеплее", JAZZ_RU, logo_ru) == ("send_to_task", JAZZ_RU["title"])
+    assert local_route("那套海报再暖一点", {"title": "爵士之夜海报", "goal": "一套复古海报"},
+                       {"title": "咖啡店标志", "goal": "咖啡店的logo"}) == ("send_to_task", "爵士之夜海报")
+    bakery = {"title": "Bakery poster", "goal": "A poster for the Crumb bakery"}
+    assert local_route("make the poster warmer", JAZZ, bakery)[0] == "clarify"  # two tasks have posters
+    assert local_route("make the jazz poster warmer", JAZZ, bakery) == ("send_to_task", JAZZ["title"])
+
+
+def test_a_generic_word_does_not_attach_a_message_about_something_else() -> None:
+    pet = {"title": "Pet food packaging", "goal": "Packaging for the Happy Paws pet food"}
+    for text in ("能把茶叶包装的颜色改深一点吗？", "make the tea packaging a darker green",
+                 "the coffee packaging needs a darker green"):
+        assert local_route(text, pet, JAZZ)[0] == "clarify", text  # no tea/coffee task: ask, with "new task"
+    assert local_route("make the packaging a darker green", pet, JAZZ) == ("send_to_task", pet["title"])
+
+
+def test_an_edit_of_a_clip_goes_to_the_clip_being_worked_on_not_to_a_new_task() -> None:
+    talk = {"title": "Interview video", "goal": "Edit the founder interview video", "files": ["clips/talk.mp4"],
+            "age_h": 0.1}
+    pasta = {"title": "Recipe video for the pasta channel", "files": ["clips/pasta.mp4"], "age_h": 6}
+    assert local_route("shorten the clip to 8 seconds", talk, pasta) == ("send_to_task", talk["title"])
+    assert local_route("сократи ролик до 8 секунд", talk, pasta) == ("send_to_task", talk["title"])
+    assert local_route("把视频剪短到十秒", talk, pasta) == ("send_to_task", talk["title"])
+    assert local_route("trim the pasta video to 12 seconds", talk, pasta) == ("send_to_task", pasta["title"])
+
+
+def test_a_date_put_on_a_piece_is_an_edit_not_a_question() -> None:
+    fair = {"title": "Афиша книжной ярмарки", "goal": "Афиша для книжной ярмарки"}
+    tea = {"title": "茶馆海报", "goal": "街角茶馆的海报"}
+    assert local_route("поставь дату на афишу ярмарки", fair, tea) == ("send_to_task", fair["title"])
+    assert local_route("茶馆海报上印上开业日期", fair, tea) == ("send_to_task", tea["title"])
+    assert local_route("какое сегодня число?", fair, tea)[0] == "answer"
+
+
+def test_a_kit_of_several_deliverables_is_a_persistent_task() -> None:
+    for text in ("a kit for my pottery studio: logo, business card and banner", "一式：logo、名片、海报，给茶馆用",
+                 "логотип, визитку и меню для пекарни", "花屋さんのセット：ロゴ、名刺、チラシ"):
+        assert local_route(text) == ("create_task", "persistent"), text
+
+
+async def test_file_names_in_any_script_route_directly(lomo: LomoEnv) -> None:
+    rt = await started(lomo)
+    try:
+        tea = await make_task(rt, "茶馆海报")
+        club = await make_task(rt, "Постер для книжного клуба")
+        natsu = await make_task(rt, "夏のポスター")
+        await bind(rt, tea, "posters/海报_1.md", "k1")
+        await bind(rt, club, "постер_клуб.md", "k2")
+        await bind(rt, natsu, "ポスター_夏.md", "k3")
+        async with rt.db.read() as conn:
+            assert await hooks.direct_target(conn, "海报_1.md 再亮一点") == tea
+            assert await hooks.direct_target(conn, "把海报_1.md的标题放大") == tea  # the name runs into the sentence
+            assert await hooks.direct_target(conn, "постер_клуб.md: сделай фон темнее") == club
+            assert await hooks.direct_target(conn, "このポスター_夏.mdの色を変えて") == natsu
+            _, hints = await hooks.main_context(conn, None, ["把海报_1.md的标题放大"])
+        assert hints["mentions"]["files"] == {"海报_1.md": [tea]}
+    finally:
+        await rt.close()

@@ -9,6 +9,8 @@
 - phrase(key, lang, **fields) -> a localized reply; PHRASES holds every template
 - answer_simple(text, intent, facts) -> a deterministic answer, or None; safe_eval(expr) for arithmetic
 - similarity(a, b) -> float in [0, 1]; keywords(text) / fts_query(text) for SQLite FTS5
+- for the Router (exported by `lomo_tui.models.nlu`): normalise, media_kinds(text), is_generic(keyword),
+  find_files(text), file_name_variants(name)
 The implementation lives in the `lomo_tui.models.nlu` package (lexicon data separate from logic).
 """
 from __future__ import annotations

@@ -24,9 +24,18 @@ from datetime import datetime
 from typing import Any
 
 from .base import ModelReply, ModelRequest, ToolCall
-from .nlu import answer_simple, classify, keywords, make_brief, phrase, similarity
-from .nlu import lexicon as L
-from .nlu.text import detect_language, find_all, normalise
+from .nlu import (
+    answer_simple,
+    classify,
+    detect_language,
+    is_generic,
+    keywords,
+    make_brief,
+    media_kinds,
+    normalise,
+    phrase,
+    similarity,
+)
 
 SIMPLE_ACTS = ("greeting", "thanks", "help")
 QUESTION_ACTS = ("question", "status")
@@ -129,6 +138,13 @@ CONCEPTS: dict[str, str] = {
     "background": r"\bbackgrounds?\b|背景|(?<![а-я])фон[а-я]*",
 }
 _CONCEPT_RE = {name: re.compile(rx) for name, rx in CONCEPTS.items()}
+# Concepts that name a kind of deliverable, not what it is about: two unrelated tasks share them easily
+# ("Jazz poster series" and "Bakery poster"), so they count as generic words (nlu.is_generic) do.
+GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation",
+                              "#cover", "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label",
+                              "#sticker", "#model", "#slides", "#icon", "#mascot", "#comic", "#illustration",
+                              "#photo", "#font", "#subtitle", "#background", "#price"})
+GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
                    "минут", "час", "s"})
 BODY_WEIGHT = 0.6  # a word only a task's goal or summary has counts less than one in its title or file names
@@ -151,6 +167,7 @@ class Candidate:
     title_words: set[str] = field(default_factory=set)
     media: set[str] = field(default_factory=set)
     evidence: float = 0.0
+    distinct: float = 0.0  # the part of the evidence that distinctive words (and route memory) give
 
     @property
     def usable(self) -> bool:
@@ -185,19 +202,15 @@ def _now(hints: dict[str, Any]) -> float | None:
         return None
 
 
-def _media_spans(norm: str, lang: str) -> tuple[set[str], list[tuple[int, int]]]:
-    kinds, spans = set(), []
-    for kind in L.MEDIA:
-        for m in find_all(L.MEDIA, kind, lang, norm):
-            kinds.add(kind)
-            spans.append((m.start(), m.end()))
-    return kinds, spans
+def generic(word: str) -> bool:
+    """A word unrelated tasks share: a deliverable concept ("#poster") or a generic keyword ("sery", "сери")."""
+    return word in GENERIC_CONCEPTS or (not word.startswith("#") and is_generic(word))
 
 
 def _content(text: str) -> tuple[set[str], set[str]]:
     """(words, media kinds) of TEXT: keywords (units out), creative nouns as language-neutral concepts."""
     norm = normalise(text)
-    kinds, _ = _media_spans(norm, detect_language(text))
+    kinds = media_kinds(text)
     words = set()
     for name, rx in _CONCEPT_RE.items():
         if rx.search(norm):
@@ -242,20 +255,43 @@ def names(text: str) -> set[str]:
     return {k for m in _NAME.finditer(text) for k in keywords(m.group(1))}
 
 
-def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset()) -> None:
+def _titled(title: str, norm: str) -> bool:
+    """Does the message (normalised) name the task by its whole title ("工作室标志换成黑白的")?"""
+    t = " ".join(re.sub(r"[^\w\s]+", " ", normalise(title)).split())
+    spaced = re.match(r"[a-zа-я0-9]", t) is not None
+    if (len(t.split()) < 2) if spaced else (len(t) < 3):  # one word is no name ("Logo", "海报")
+        return False
+    return re.search(rf"(?<!\w){re.escape(t)}(?!\w)" if spaced else re.escape(t),
+                     " ".join(re.sub(r"[^\w\s]+", " ", norm).split())) is not None
+
+
+def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset(),
+           text: str = "") -> None:
     """Evidence: each shared keyword counts 1/df (df = how many candidates have it), so a word every
     candidate shares says little and one only one candidate has says a lot; a word only in a task's goal
-    counts BODY_WEIGHT of one in its title or file names; a name the creator capitalised counts double."""
+    counts BODY_WEIGHT of one in its title or file names; a name the creator capitalised counts double; a
+    generic word ("poster", "series", "改") counts GENERIC_WEIGHT and is no distinctive evidence — unless
+    the message names the task by its whole title ("the Studio logo", "工作室标志")."""
     df: dict[str, int] = {}
     for c in cands:
         for w in words & c.words:
             df[w] = df.get(w, 0) + 1
+    norm = normalise(text)
     for c in cands:
-        c.evidence = sum((1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
-                         for w in words & c.words)
+        c.evidence = c.distinct = 0.0
+        titled = bool(text) and _titled(c.title, norm)
+        for w in words & c.words:
+            value = (1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
+            if generic(w) and not titled:
+                c.evidence += value * GENERIC_WEIGHT
+            else:
+                c.evidence += value
+                c.distinct += value
         if c.evidence and media and c.media and not (media & c.media):
             c.evidence *= 0.5
+            c.distinct *= 0.5
         c.evidence += c.memory
+        c.distinct += c.memory
 
 
 def _cue(table: dict[str, str], lang: str, text: str) -> bool:
@@ -327,7 +363,7 @@ def route(request: ModelRequest) -> ModelReply:
     cands = _candidates(hints)
     words, media = _content(text)
     media |= {intent.media} if intent.media else set()
-    _score(cands, words, media, names(text))
+    _score(cands, words, media, names(text), text)
     mentions = hints.get("mentions") or {}
 
     edit = _cue(_EDIT, lang, text)
@@ -344,7 +380,7 @@ def route(request: ModelRequest) -> ModelReply:
             return ModelReply(content=answer)
         if intent.act == "status" and best is not None:
             return ModelReply(content=f"{best.title}: {best.status}")
-        if not (edit and (best is not None or _tied(cands) or deictic)):
+        if not (edit and (best is not None or _tied(cands) or deictic or any(c.evidence > 0 for c in cands))):
             return ModelReply(content=phrase("cannot_answer", lang))
         intent.act = "revise"
 
@@ -386,7 +422,7 @@ def route(request: ModelRequest) -> ModelReply:
         if tied and not fresh:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
-            return _recent_target(cands, media, hints, intent, text, lang, tools)
+            return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
         dups = [(c, v) for c, v in _duplicates(cands, text) if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
         if dups:
             return _send(dups[0][0]) if len(dups) == 1 else _clarify([c for c, _ in dups], intent, text, lang, tools)
@@ -403,7 +439,7 @@ def route(request: ModelRequest) -> ModelReply:
     if tied:
         return _clarify(tied, intent, text, lang, tools)
     if reference or intent.act in REFERENCE_ACTS:
-        return _recent_target(cands, media, hints, intent, text, lang, tools)
+        return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
     if intent.subject and intent.media:
         return _create(intent, text, lang, "lightweight")
     return _recent_target(cands, media, hints, intent, text, lang, tools)
@@ -424,9 +460,10 @@ def _by_evidence(cands: list[Candidate]) -> list[Candidate]:
 
 
 def _clear_best(cands: list[Candidate]) -> Candidate | None:
-    """The one candidate the evidence points at: well ahead of the next, or the only one with any."""
+    """The one candidate the evidence points at: well ahead of the next, or the only one with any. It needs
+    distinctive evidence: sharing a generic word is no reason to attach (though it may raise a doubt)."""
     ranked = _by_evidence(cands)
-    if not ranked or ranked[0].evidence < 0.5:
+    if not ranked or ranked[0].evidence < 0.5 or ranked[0].distinct <= 0:
         return None
     second = ranked[1].evidence if len(ranked) > 1 else 0.0
     if second == 0.0:
@@ -435,13 +472,14 @@ def _clear_best(cands: list[Candidate]) -> Candidate | None:
 
 
 def _tied(cands: list[Candidate]) -> list[Candidate]:
-    """Candidates that fit about equally well (no clear best): two or more within the margin of the top."""
+    """Candidates that fit about equally well (no clear best): two or more within the margin of the top,
+    one of them with distinctive evidence (generic words alone tie nothing)."""
     ranked = _by_evidence(cands)
     if not ranked or ranked[0].evidence < 0.5:
         return []
     top = ranked[0].evidence
     tied = [c for c in ranked if top - c.evidence < CLEAR_MARGIN and c.evidence > 0][:MAX_CHOICES]
-    return tied if len(tied) > 1 else []
+    return tied if len(tied) > 1 and any(c.distinct > 0 for c in tied) else []
 
 
 def _duplicates(cands: list[Candidate], text: str) -> list[tuple[Candidate, float]]:
@@ -458,10 +496,18 @@ def _duplicates(cands: list[Candidate], text: str) -> list[tuple[Candidate, floa
 
 
 def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any], intent: Any, text: str,
-                   lang: str, tools: set[str]) -> ModelReply:
+                   lang: str, tools: set[str], referring: bool = False) -> ModelReply:
     """A pronoun-only reference: what the creator was just working on (of the named media, if any); when
-    nothing stands out, ask."""
+    nothing stands out, ask. A message REFERRING to a piece by a generic word ("the poster", "那套海报")
+    goes to the one task that shares it, or chooses among the tasks that do."""
     recent = sorted((c for c in cands if c.recency is not None), key=lambda c: c.recency)
+    if referring:
+        # what the message is about ("茶叶", "wedding") rules out tasks about something else
+        about = {w for w in _content(text)[0] if w.startswith("#") and not generic(w)}
+        overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
+        if len(overlap) == 1:
+            return _send(overlap[0])
+        recent = [c for c in recent if c in overlap] or recent
     if media:
         matching = [c for c in recent if c.media & media]
         recent = matching or recent

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select
 
-from ..models.nlu.text import find_files
+from ..models.nlu import file_name_variants, find_files
 from ..store import schema as s
 from . import memory
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 TASK_ID = re.compile(r"\btask-[0-9a-f]{8}\b")
 UNUSABLE_STATUS = ("stopped", "failed")
 MAX_MENTIONS = 8
+MAX_READINGS = 8  # readings of one name looked up (a CJK name may carry the words typed before it)
 
 
 def usable(row: Any) -> bool:
@@ -41,12 +42,15 @@ def like_escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]]:
-    """{mentioned name: [rows (task id, kind, status, archived, role, path)]} for the files TEXT names.
+def readings(names: list[str]) -> dict[str, list[str]]:
+    """{name as found: its readings, longest first} ("把海报_1.png" may be "海报_1.png": nlu.file_name_variants)."""
+    return {name: [v.strip("./") or v for v in file_name_variants(name)][:MAX_READINGS] for name in names}
 
-    A name matches an object's path exactly (indexed), or else as its last components ("jazz_1.png" is
-    "posters/jazz_1.png"); the suffix scan only runs for names without an exact hit."""
-    names = mentioned_files(text)
+
+async def existing_paths(conn: AsyncConnection, names: list[str]) -> dict[str, str]:
+    """{object id: path} of live workspace objects NAMES match: a path exactly (indexed), or else its last
+    components ("jazz_1.png" is "posters/jazz_1.png"); the suffix scan only runs for names without an
+    exact hit."""
     if not names:
         return {}
     live = s.objects.c.deleted.is_(False)
@@ -57,6 +61,19 @@ async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]
         suffixes = [s.objects.c.path.like("%/" + like_escape(n), escape="\\") for n in rest]
         found.update({r.id: r.path for r in (await conn.execute(select(s.objects.c.id, s.objects.c.path).where(
             live, or_(*suffixes)))).all()})
+    return found
+
+
+def names_path(name: str, path: str) -> bool:
+    return path == name or path.endswith("/" + name)
+
+
+async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]]:
+    """{mentioned name: [rows (task id, kind, status, archived, role, path)]} for the files TEXT names.
+
+    A name is read as the longest of its readings that matches a workspace object (see existing_paths)."""
+    names = readings(mentioned_files(text))
+    found = await existing_paths(conn, list(dict.fromkeys(v for vs in names.values() for v in vs)))
     if not found:
         return {}
     rows = (await conn.execute(select(
@@ -64,10 +81,12 @@ async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]
         s.tasks.c.status, s.tasks.c.archived).join(s.tasks, s.tasks.c.id == s.task_objects.c.task_id).where(
         s.task_objects.c.object_id.in_(list(found)), s.tasks.c.kind != "main"))).all()
     out: dict[str, list[Any]] = {}
-    for name in names:
-        hits = [r for r in rows if found[r.object_id] == name or found[r.object_id].endswith("/" + name)]
-        if hits:
-            out[name] = hits
+    for variants in names.values():
+        for name in variants:
+            hits = [r for r in rows if names_path(name, found[r.object_id])]
+            if hits:
+                out[name] = hits
+                break
     return out
 
 

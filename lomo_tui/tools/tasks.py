@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 
 from ..governance.gates import open_gate
 from ..models.nlu import detect_language
@@ -89,11 +89,8 @@ def _status_word(row: Any, lang: str) -> str:
 async def _missing_files(conn: Any, words: str) -> list[str]:
     """Files the message names that are not (or no longer) in the workspace (A8)."""
     missing = []
-    for name in deterministic.mentioned_files(words):
-        found = (await conn.execute(select(s.objects.c.id).where(s.objects.c.deleted.is_(False), or_(
-            s.objects.c.path == name, s.objects.c.path.like("%/" + deterministic.like_escape(name), escape="\\"))
-        ).limit(1))).first()
-        if found is None:
+    for name, variants in deterministic.readings(deterministic.mentioned_files(words)).items():
+        if not await deterministic.existing_paths(conn, variants):
             missing.append(name)
     return missing
 

@@ -1,17 +1,19 @@
 """The offline language layer of `lomo/local`: language, intent, briefs, checklists, replies.
 
 Pure Python, no imports from the rest of lomo_tui; see `lomo_tui.models.local_nlu` for the API.
+Other packages (the router) use only the names exported here, never the modules' internals.
 """
 from __future__ import annotations
 
 from .answer import answer_simple
 from .arith import safe_eval
-from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify
-from .matching import fts_query, keywords, similarity
+from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify, media_kinds
+from .matching import fts_query, is_generic, keywords, similarity
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, make_brief, make_checklist
-from .text import detect_language
+from .text import detect_language, file_name_variants, find_files, normalise
 
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "answer_simple",
-           "classify", "detect_language", "fts_query", "keywords", "make_brief", "make_checklist",
-           "phrase", "safe_eval", "similarity"]
+           "classify", "detect_language", "file_name_variants", "find_files", "fts_query", "is_generic",
+           "keywords", "make_brief", "make_checklist", "media_kinds", "normalise", "phrase", "safe_eval",
+           "similarity"]

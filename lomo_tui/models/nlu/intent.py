@@ -111,7 +111,7 @@ def _subject_cuts(lang: str, mode: str) -> re.Pattern[str]:
     cuts = list(L.SUBJECT_FILLERS[lang])
     if mode != "plain":
         cuts += [c.replace("{NUM}", NUM[lang]) for c in L.SUBJECT_CUTS[lang]]
-    concepts = ("deictic", "revise_strong", "revise") if mode == "revise" else ("deictic",)
+    concepts = ("deictic", "revise_strong", "edit_verb", "revise", "degree") if mode == "revise" else ("deictic",)
     cuts += [rx.pattern for c in concepts if (rx := compile_entries(entries_for(L.GEN, c, lang)))]
     if is_cjk(lang):
         cuts.append(r"\s+")  # spaces separate pieces in CJK text (no word spaces there)
@@ -163,6 +163,14 @@ def _mentions(norm: str, lang: str) -> list[_Mention]:
         src = bool(source_rx and not is_cjk(lang) and source_rx.search(before))
         out.append(_Mention(start, end, media, src))
     return out
+
+
+def media_kinds(text: str, lang: str | None = None) -> set[str]:
+    """The kinds of media a text names ("image", "video", "3d", "audio", "document"), in its language
+    (detected when not given) plus English."""
+    lang = lang or detect_language(text)
+    norm = normalise(text)
+    return {media for media in L.MEDIA if find(L.MEDIA, media, lang, norm)}
 
 
 def _clauses(norm: str, lang: str) -> list[tuple[int, int]]:
@@ -310,6 +318,29 @@ def _leftover(text: str, lang: str) -> int:
     return sum(map(len, words)) // 2 if is_cjk(lang) else len(words)
 
 
+def _edits(norm: str, lang: str) -> bool:
+    """An edit verb works on existing work ("shorten the clip", "把视频剪短", "сократи ролик"), unless a
+    creation verb comes before it ("нарисуй кота и добавь шляпу", "画一只猫，再可爱一点")."""
+    edit = find(L.GEN, "edit_verb", lang, norm)
+    if edit is None:
+        return False
+    create = find(L.GEN, "create_only", lang, norm)
+    return not (create and create.start() < edit.start()) and not _NEW_THING[lang].search(norm, 0, edit.start())
+
+
+def _edit_lead(norm: str, lang: str) -> bool:
+    """An imperative edit of existing work ("put the date on the poster", "ポスターに日付を入れて"): en/ru
+    verbs open the message (after fillers), zh/ja ones stand anywhere; a wh-question is never one."""
+    if _question_lead(norm, lang):
+        return False
+    if is_cjk(lang):
+        return _has(L.GEN, "edit_lead", lang, norm)
+    fillers = _lead_fillers(lang)
+    lead = fillers.match(norm) if fillers else None
+    rx = compile_entries(entries_for(L.GEN, "edit_lead", lang))
+    return bool(rx and rx.match(norm, lead.end() if lead else 0))
+
+
 def _question_lead(norm: str, lang: str) -> bool:
     """A wh-question ("how do I…", "什么是…"), not a polite request ("can you draw…?")."""
     fillers = _lead_fillers(lang)
@@ -351,7 +382,7 @@ def classify(text: str) -> Intent:
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
                   making: bool) -> None:
     """Set it.act (and it.topic) for anything but a control verb."""
-    if not making:
+    if not making and not _edit_lead(norm, lang):  # "put the date on the poster" asks no date
         for act in ("status", "help"):
             if _has(L.ACTS, act, lang, norm):
                 it.act = act
@@ -360,9 +391,9 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
             if _has(L.TOPICS, topic, lang, norm):
                 it.act, it.topic = "question", topic
                 return
-        if extract_expression(norm, lang) is not None:
-            it.act, it.topic = "question", "math"
-            return
+    if not making and extract_expression(norm, lang) is not None:
+        it.act, it.topic = "question", "math"
+        return
     for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
         m = find(L.ACTS, act, lang, norm)
         if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
@@ -379,13 +410,16 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     primary, _, _ = _primary(mentions, _clauses(norm, lang), lang)
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
     definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
-    if _has(L.GEN, "revise_strong", lang, norm) or (
-            _has(L.GEN, "revise", lang, norm) and (deictic or definite or not fresh)):
+    if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or (
+            _has(L.GEN, "revise", lang, norm) and (deictic or definite or not fresh)) or (
+            _has(L.GEN, "degree", lang, norm) and not _has(L.GEN, "create_only", lang, norm)
+            and not _NEW_THING[lang].search(norm) and not _has(L.GEN, "purpose", lang, norm)):
         it.act = "revise"
         return
     storyboard = _is_storyboard(it, norm, lang)
     project = _has(L.GEN, "project", lang, norm)
-    if fresh or storyboard or project or (create and extract_subject(norm, lang)):
+    counted = find_count(norm, lang) is not None  # "двадцать пять кадров для ролика", "ten frames"
+    if fresh or storyboard or project or counted or (create and extract_subject(norm, lang)):
         it.act = "one_shot"  # refined to "goal" by _fill_request
         return
     short = len(norm.split()) <= 6 if not is_cjk(lang) else len(norm) <= 12
@@ -425,10 +459,16 @@ def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) ->
     it.needs_source = bool(image_inputs) or earlier_inputs or _has(L.GEN, "past_ref", lang, norm)
     mode = "revise" if it.act == "revise" else "request"
     plain = _without_constraints(norm, lang)
-    # The subject: around the deliverable, else in the first clause that names one ("make a cat,
-    # then animate it"), else anywhere.
+    bundle = _bundle_items(plain, lang) if it.act == "one_shot" else []
+    # The subject: what a listed kit is for ("logo, card and banner for my bakery" -> "bakery"); else
+    # around the deliverable, else in the first clause that names one ("make a cat, then animate it"),
+    # else anywhere.
+    for _, start, end in bundle:
+        plain = plain[:start] + " " * (end - start) + plain[end:]
     candidates = [_piece_at(plain, c_start, c_end, primary.start if primary else c_start),
                   *(plain[a:b] for a, b in clauses), plain]
+    if bundle:
+        candidates.insert(0, re.sub(r"[,，、;；:：]", " ", plain))
     it.subject = next((s for s in (extract_subject(c, lang, mode) for c in candidates) if s), "")
     if it.act == "one_shot":
         it.goal_type = _goal_type(it, norm, lang, primary, storyboard)
@@ -436,10 +476,46 @@ def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) ->
             it.act = "goal"
 
 
+def _bundle_items(norm: str, lang: str) -> list[tuple[str, int, int]]:
+    """Deliverables the message lists ("a kit: logo, business card and banner", "一式：logo、名片、海报",
+    "логотип, визитку и меню"), as (item, start, end): the longest run of two or more different items
+    joined by commas or "and" — not a list inside a description ("a poster with a logo and a tagline")."""
+    rx, join, inside = _bundle_res(lang)
+    if rx is None:
+        return []
+    best: list[tuple[str, int, int]] = []
+    run: list[tuple[str, int, int]] = []
+    described = False  # the run describes a piece ("with a logo, …")
+    for m in rx.finditer(norm):
+        word = m.group().strip()
+        key = word[:5] if re.match("[а-я]", word) else re.sub(r"e?s$", "", word)
+        if run and join.fullmatch(norm, run[-1][2], m.start()):
+            if key not in [k for k, _, _ in run]:
+                run.append((key, m.start(), m.end()))
+        else:
+            run = [(key, m.start(), m.end())]
+            described = bool(inside.search(norm, max(0, m.start() - 40), m.start()))
+        if not described and len(run) > len(best):
+            best = list(run)
+    return best if len(best) >= 2 else []
+
+
+@cache
+def _bundle_res(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str], re.Pattern[str]]:
+    langs = dict.fromkeys((lang, "en"))
+    items = compile_entries(tuple(L.BUNDLE_ITEMS.get(lang, ())) + (L.BUNDLE_ITEMS["en"] if lang != "en" else ()))
+    return (items, re.compile("|".join(f"(?:{L.BUNDLE_JOIN[lg]})" for lg in langs)),
+            re.compile("|".join(f"(?:{L.BUNDLE_INSIDE[lg]})" for lg in langs)))
+
+
 def _goal_type(it: Intent, norm: str, lang: str, primary: _Mention | None, storyboard: bool) -> str | None:
     """None for a one-shot request; otherwise the kind of multi-step goal."""
     if storyboard:
         return "storyboard"
+    items = _bundle_items(norm, lang)
+    if items:  # several deliverables: a multi-step goal, one piece each
+        it.count = it.count or len(items)
+        return "general"
     media = it.media or "image"
     plural_rx = compile_entries(L.PLURAL_DELIVERABLE.get(lang, ()) + L.PLURAL_DELIVERABLE["en"])
     plural = bool(primary and plural_rx and plural_rx.match(norm, primary.start))

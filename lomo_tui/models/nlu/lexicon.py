@@ -196,8 +196,35 @@ GEN: Table = {
         "ru": ("еще раз", "заново", "переделай*", "поменяй*", "измени*", "замени*", "сделай его",
                "сделай ее", "сделай их", "сделай это", "исправь*"),
     },
+    # Edit verbs: they work on something that exists ("shorten the clip", "把视频剪短", "短くして",
+    # "сократи ролик") — unless a creation verb comes first ("нарисуй кота и добавь шляпу" is one new
+    # picture). English ones open a clause and take a definite object.
+    "edit_verb": {
+        "en": ("re:(?:^\\s*|[,;:.!?]\\s*|\\b(?:and|then|please|pls|now|also|just|can you|could you|would you)\\s+)"
+               "(?:shorten|lengthen|trim|crop|resize|rescale|extend|speed|slow|brighten|darken|lighten|"
+               "recolou?r|rename|retime|mute|unmute|loop|reverse|flip|mirror|rotate|sharpen|blur|desaturate|"
+               "saturate|tighten|enlarge|shrink|soften|straighten|cut|fade|stretch|move|shift|nudge|raise|"
+               "lower|increase|decrease|reduce|bump|rearrange|reorder|redraw|reshoot|re-?render|retouch|"
+               "recrop|clean|touch|tone|punch|warm|cool|center|centre|align|enhance|upscale)"
+               "(?:\\s+(?:up|down|out|back|in))?\\s+(?:the|my|our|that|this|those|these|its|their|both|all)\\b",),
+        "zh": ("缩短", "剪短", "剪掉", "裁掉", "裁剪", "加快", "放慢", "拉长", "延长", "调亮", "调暗", "调快",
+               "调慢", "调大", "调小", "调高", "调低", "re:放大(?!镜)", "缩小",
+               # "再暖一点", "再亮一些": a degree more of something that exists
+               "re:再[^\\s，。,、！!？?]{0,3}(?:一点|一些|点儿|些)",
+               # putting something onto existing work: "在海报上加日期", "把日期加到海报上", "给海报加上日期"
+               "re:在[^，。,；;]{1,12}?[上里中](?:加|添|放|写|印|标|去掉|删)", "加到", "放到", "写到", "印到",
+               "re:给(?![我你他她它们])[^，。,；;]{1,12}?(?:加上|加个|添加|加一)"),
+        "ja": ("re:(?<=[^\\s、。]く)(?=して|する|しよう)", "縮めて", "伸ばして", "早めて", "速めて", "カットして",
+               "トリミング", "を入れて", "を追加", "追加して", "を加えて", "を載せて", "を外して", "を上げて", "を下げて",
+               "re:もう[0-9一二三四五六七八九十]"),
+        "ru": ("убери*", "поправь*", "подправь*", "сократи*", "обрежь*", "подрежь*", "укороти*", "удлини*",
+               "ускорь*", "замедли*", "увеличь*", "уменьши*", "перекрась*", "осветли*", "затемни*", "растяни*",
+               "сожми*", "переименуй*", "подкрути*", "убавь*", "прибавь*", "сдвинь*", "передвинь*", "добавь*",
+               "вставь*", "впиши*", "нанеси*", "повысь*", "понизь*", "подними*"),
+    },
     "revise": {
         "en": ("more", "less", "but", "too", "add", "remove", "version", "variation", "variant", "another",
+               "put", "insert", "include", "place",
                "re:\\b(?:blu|warm|dark|bright|redd|soft|cool|bigg|small|light|bold|simpl|clean|sharp|"
                "calm|crisp|happi|sadd|cut|tall|short|wid|long|quiet|loud|fast|slow|green|pink|"
                "moodi|punchi|brav|dreami|nois|grain)i?er\\b"),
@@ -207,6 +234,41 @@ GEN: Table = {
                "теплее", "холоднее", "синее", "темнее", "светлее", "ярче", "краснее", "зеленее",
                "мягче", "проще", "больше", "меньше", "контрастнее", "насыщеннее", "веселее",
                "мрачнее", "четче", "другой вариант", "вариант"),
+    },
+    # Degree words: in languages without articles a noun with one of these and no creation verb
+    # ("ролик покороче", "海报暖一点", "ポスターを少し明るく") revises that piece.
+    "degree": {
+        "en": (),
+        "zh": ("更", "一点", "太", "点儿"),
+        "ja": ("少し", "すぎ", "やや"),
+        "ru": ("чуть", "слегка", "побольше", "поменьше", "более", "менее", "слишком",
+               "теплее", "холоднее", "синее", "темнее", "светлее", "ярче", "краснее", "зеленее", "мягче",
+               "проще", "контрастнее", "насыщеннее", "веселее", "мрачнее", "четче", "короче", "длиннее",
+               "быстрее", "медленнее", "громче", "тише", "шире", "выше", "ниже", "крупнее", "мельче",
+               "тоньше", "толще", "резче", "спокойнее", "живее", "чище", "глубже", "бледнее",
+               "динамичнее", "ровнее", "выразительнее", "прозрачнее", "плотнее", "сочнее", "строже",
+               "наряднее",
+               # "потемнее", "покороче", "поярче": по- + comparative (not "похоже", "последнее")
+               "re:(?<![а-я])по(?!хож|следн|дходящ|зже)[а-я]{2,}(?:ее|че|ше|же|ще)(?![а-я])"),
+    },
+    # What a new piece is for or about ("для кофейни", "про котов"): with it, a Russian degree word
+    # describes the new piece ("сделай постер для кофейни, побольше кофе") rather than revising one.
+    "purpose": {
+        "en": (), "zh": (), "ja": (),
+        "ru": ("re:(?<![а-я])(?:для|про|об?|с|со)\\s+[а-я]",),
+    },
+    # Creation verbs that only ever make something new (not "make"/"сделай"/"做", which also edit).
+    "create_only": {
+        "en": ("create", "generate", "draw", "paint", "render", "design", "produce", "compose", "write",
+               "sketch", "craft", "illustrate", "give me", "i want", "i need", "i'd like", "come up with"),
+        "zh": ("re:(?<![油插动图漫壁版国绘])画(?![面风家廊布像质])", "生成", "制作", "创作", "re:写(?!实)", "渲染",
+               "拍", "来一", "我想要", "我要", "我需要",
+               # "做海报" makes one, "海报做暖一点" edits it
+               "re:(?:做|弄|搞)(?:[0-9一二两三四五六七八九十几]*[张个幅份套段首支部件组款])?(?:海报|图片|图|画|视频|短片|"
+               "动画|logo|标志|名片|封面|图标|壁纸|头像|音乐|歌|模型|插画|横幅|传单|菜单|请柬)"),
+        "ja": ("描いて", "描く", "作って", "作る", "作成", "生成", "書いて", "書く", "ほしい", "欲しい", "制作"),
+        "ru": ("нарисуй*", "создай*", "сгенерир*", "напиши*", "придумай*", "сочини*", "спроектир*",
+               "разработ*", "изобрази*", "сними*", "анимир*", "набросай*", "хочу", "нужен", "нужна", "нужно"),
     },
     # Pronouns pointing back at earlier work (cut from subjects) …
     "deictic": {
@@ -220,7 +282,8 @@ GEN: Table = {
     # … and determiners doing the same ("那张海报", "その絵", "прошлый постер"), kept in subjects.
     "deictic_det": {
         "en": (),
-        "zh": ("那张", "这张", "刚才", "刚刚", "之前那", "同样", "那只", "这只", "那幅", "这幅", "那段", "这段"),
+        "zh": ("那张", "这张", "刚才", "刚刚", "之前那", "同样", "那只", "这只", "那幅", "这幅", "那段", "这段",
+               "那套", "这套", "那组", "这组", "上次那", "上次的", "之前的", "原来的"),
         "ja": ("その", "この", "あの", "さっき", "先ほど", "前の", "同じ"),
         "ru": ("предыдущ*", "последн*", "прошл*"),
     },
@@ -246,8 +309,8 @@ GEN: Table = {
     },
     "series": {
         "en": ("series", "set of", "collection", "a couple of", "a few", "several", "multiple",
-               "bunch of", "batch of", "campaign"),
-        "zh": ("系列", "一套", "一组", "几张", "多张", "一些", "几幅", "组图"),
+               "bunch of", "batch of", "campaign", "kit", "bundle"),
+        "zh": ("系列", "一套", "一组", "几张", "多张", "一些", "几幅", "组图", "一式", "全套", "整套", "套装"),
         "ja": ("シリーズ", "セット", "連作", "何枚か", "数枚", "いくつか", "複数"),
         "ru": ("сери*", "набор*", "комплект*", "несколько", "пару"),
     },
@@ -284,6 +347,19 @@ GEN: Table = {
         "ja": ("フロー", "ノード", "ワークフロー"),
         "ru": ("узел", "узл*", "воркфлоу", "флоу", "поток*", "пайплайн*", "граф*"),
     },
+    # An imperative that puts something into (or takes it out of) existing work: "put the date on the
+    # poster", "在海报上加上日期", "ポスターに日付を入れて", "добавь дату на постер". Such a message is no
+    # question about the date, the time, the status or the budget. en/ru: it opens the message.
+    "edit_lead": {
+        "en": ("put", "add", "insert", "include", "place", "stamp", "print", "write", "remove", "move",
+               "change", "update", "set", "use", "replace", "swap", "delete", "drop", "fix"),
+        "zh": ("加上", "加个", "加到", "添加", "加入", "写上", "写到", "放上", "放到", "印上", "印到", "标上",
+               "标注", "去掉", "删掉", "改成", "换成", "改为"),
+        "ja": ("入れて", "追加", "加えて", "載せて", "書いて", "書き込", "表示して", "消して", "つけて", "付けて",
+               "変えて", "にして", "入れる"),
+        "ru": ("добавь*", "поставь*", "напиши*", "вставь*", "укажи*", "убери*", "размести*", "помести*",
+               "впиши*", "нанеси*", "измени*", "поменяй*", "замени*", "удали*"),
+    },
     "edit": {
         "en": ("edit", "change", "modify", "update", "tweak", "adjust", "set", "make", "use", "uses",
                "replace", "switch"),
@@ -299,14 +375,14 @@ MEDIA: Table = {
         "en": ("image", "picture", "pic", "pics", "photo", "illustration", "drawing", "painting",
                "poster", "portrait", "logo", "icon", "wallpaper", "artwork", "sketch", "banner",
                "cover", "thumbnail", "sticker", "keyframe", "draw", "paint", "render", "flyer",
-               "postcard", "avatar", "card"),
+               "postcard", "avatar", "card", "invitation"),
         "zh": ("图片", "图像", "照片", "画", "插画", "海报", "头像", "壁纸", "封面", "图标", "图", "横幅",
-               "贴纸", "传单", "明信片"),
+               "贴纸", "传单", "明信片", "名片", "请柬", "邀请函"),
         "ja": ("絵", "画像", "写真", "イラスト", "ポスター", "アイコン", "壁紙", "描い", "描く", "ロゴ",
-               "バナー", "表紙", "チラシ", "ステッカー"),
+               "バナー", "表紙", "チラシ", "ステッカー", "名刺", "招待状"),
         "ru": ("картин*", "изображен*", "рисун*", "фото*", "постер*", "плакат*", "иллюстрац*",
                "логотип*", "нарису*", "обложк*", "иконк*", "аватар*", "афиш*", "баннер*", "открытк*",
-               "арт", "фотк*"),
+               "арт", "фотк*", "стикер*", "наклейк*", "визитк*", "листовк*", "флаер*", "эмблем*"),
     },
     "video": {
         "en": ("video", "clip", "animation", "animate", "movie", "film", "gif", "footage", "trailer",
@@ -349,6 +425,45 @@ POSTER = {  # image words that name the deliverable itself (kept in the subject,
     "ja": ("ポスター", "チラシ", "フライヤー"),
     "ru": ("постер*", "плакат*", "афиш*"),
 }
+# Deliverables a kit lists ("logo, business card and banner", "一式：logo、名片、海报"): two or more of
+# them in a list make a multi-step goal (see intent._bundle_items).
+BUNDLE_ITEMS = {
+    "en": ("logo", "business card", "card", "banner", "poster", "flyer", "brochure", "menu", "letterhead",
+           "envelope", "sticker", "label", "packaging", "package design", "tote bag", "tote", "t-shirt",
+           "tee", "mug", "sign", "signage", "icon", "favicon", "website", "landing page", "social post",
+           "cover", "thumbnail", "invitation", "badge", "video", "clip", "jingle", "song", "trailer",
+           "teaser", "mascot", "wallpaper", "presentation", "deck", "slides", "newsletter", "billboard",
+           "catalog", "catalogue", "price list", "coupon", "voucher", "gift card", "name tag", "postcard",
+           "storyboard", "script", "illustration", "animation", "3d model", "model", "lookbook",
+           "avatar", "ad"),
+    "zh": ("标志", "名片", "横幅", "海报", "传单", "宣传册", "菜单", "信纸", "信封", "贴纸", "标签", "包装",
+           "手提袋", "t恤", "杯子", "招牌", "图标", "网站", "封面", "请柬", "邀请函", "视频", "短片", "宣传片",
+           "配乐", "吉祥物", "壁纸", "幻灯片", "画册", "价目表", "优惠券", "工牌", "明信片", "分镜", "插画",
+           "动画", "模型", "头像", "主视觉", "广告"),
+    "ja": ("ロゴ", "名刺", "バナー", "ポスター", "チラシ", "フライヤー", "パンフレット", "メニュー", "便箋", "封筒",
+           "ステッカー", "ラベル", "パッケージ", "ショッパー", "tシャツ", "マグ", "看板", "アイコン", "ウェブサイト",
+           "サイト", "表紙", "招待状", "動画", "ジングル", "マスコット", "壁紙", "スライド", "カタログ", "クーポン",
+           "ショップカード", "紙袋", "ポストカード", "絵コンテ", "イラスト", "アニメーション", "モデル", "広告"),
+    "ru": ("логотип*", "визитк*", "баннер*", "постер*", "плакат*", "афиш*", "флаер*", "листовк*", "буклет*",
+           "брошюр*", "меню", "бланк*", "конверт*", "стикер*", "наклейк*", "этикетк*", "упаковк*",
+           "футболк*", "кружк*", "вывеск*", "иконк*", "сайт*", "лендинг*", "обложк*", "приглашени*",
+           "видео*", "ролик*", "джингл*", "маскот*", "талисман*", "обои", "презентаци*", "каталог*",
+           "купон*", "сертификат*", "бейдж*", "открытк*", "раскадровк*", "иллюстраци*", "анимаци*",
+           "модел*", "аватар*", "реклам*"),
+}
+BUNDLE_JOIN = {  # what separates listed items ("logo, card and banner", "logo、名片和海报", "ロゴと名刺")
+    "en": r"\s*(?:,|;|/|\+|&|\band\b|\bor\b|\bplus\b)\s*(?:(?:and|or)\s+)?"
+          r"(?:(?:an?|the|one|some|matching|new|simple|our|my)\s+)*(?:[a-z'-]+\s+)?",
+    "ru": r"\s*(?:,|;|/|\+|(?<![а-я])(?:и|или|а также|плюс)(?![а-я]))\s*(?:(?:и|или)\s+)?(?:[а-я-]+\s+)?",
+    "zh": r"\s*(?:[,，、;；/+&]|和|与|跟|及|以及|还有|或)\s*[^\s,，、;；。:：]{0,4}",
+    "ja": r"\s*(?:[,，、;；/+&]|と|や)\s*[^\s,，、;；。:：]{0,4}",
+}
+BUNDLE_INSIDE = {  # a list that only describes a piece ("a poster with a logo and a tagline", "带logo和标语的海报")
+    "en": r"\b(?:with|featuring|showing|of|on|in|for|from)\s+(?:(?:an?|the|its|their|our|my)\s+)?$",
+    "ru": r"(?<![а-я])(?:с|со|на|из|про|для|в)\s+(?:[а-я-]+\s+)?$",
+    "zh": r"(?:带|带有|有|含|包含|印着|印有|配上|配有|上的|里的)\s*$",
+    "ja": r"(?:付きの|入りの|入った)\s*$",
+}
 # Nouns a count may attach to ("4 posters", "три варианта").
 DELIVERABLES = {
     "en": ("poster", "image", "picture", "pic", "photo", "illustration", "drawing", "painting",
@@ -356,11 +471,14 @@ DELIVERABLES = {
            "song", "track", "logo", "icon", "design", "model", "render", "concept", "draft",
            "wallpaper", "sketch", "banner", "cover", "card", "slide", "keyframe", "sticker",
            "character", "thumbnail", "jingle", "loop", "animation", "page", "flyer", "avatar",
-           "variant", "take", "idea", "mockup"),
+           "variant", "take", "idea", "mockup", "postcard", "invitation", "label", "emoji", "gif", "meme",
+           "badge", "layout", "mascot", "tile", "emote", "headshot", "portrait"),
     "ru": ("постер*", "плакат*", "картин*", "изображен*", "иллюстрац*", "фото*", "вариант*", "верси*",
            "кадр*", "сцен*", "шот*", "ролик*", "видео*", "клип*", "песн*", "трек*", "мелоди*",
            "логотип*", "иконк*", "обложк*", "модел*", "эскиз*", "афиш*", "рисун*", "баннер*", "арт*",
-           "слайд*", "персонаж*", "идеи", "идей"),
+           "слайд*", "персонаж*", "идеи", "идей", "стикер*", "наклейк*", "визитк*", "открытк*", "листовк*",
+           "флаер*", "макет*", "страниц*", "значк*", "эмблем*", "аватар*", "гифк*", "мем*", "эмодзи",
+           "приглашени*", "этикет*", "портрет*", "маскот*", "талисман*"),
 }
 CJK_COUNTERS = {  # counters that count deliverables (not 只/匹: "三只猫" is one picture of three cats)
     "zh": ("张", "幅", "份", "段", "首", "部", "款", "版", "条", "帧", "篇", "集", "镜", "支", "个"),
@@ -453,6 +571,47 @@ STOPWORDS = {
         "пожалуйста сделай сделайте нарисуй нарисуйте создай создайте сгенерируй напиши хочу нужно "
         "нужен нужна еще ещё очень так как что где когда который которая которое".split()),
 }
+# Words any two creative tasks may share without being about the same thing: media and deliverable
+# nouns, series words, edit verbs, degree and aspect words. Matching counts them as weak evidence
+# (nlu.matching.is_generic); a shared subject ("jazz", "奶茶", "кофейня") is what ties a message to a task.
+GENERIC_WORDS = {
+    "en": ("series", "set", "collection", "batch", "bunch", "kit", "bundle", "version", "variation",
+           "variant", "option", "draft", "piece", "thing", "stuff", "image", "picture", "pic", "photo",
+           "poster", "flyer", "banner", "video", "clip", "film", "movie", "animation", "illustration",
+           "drawing", "painting", "design", "graphic", "visual", "artwork", "art", "render", "model",
+           "song", "music", "track", "audio", "sound", "document", "doc", "file", "text", "copy", "add",
+           "change", "edit", "update", "adjust", "tweak", "fix", "put", "remove", "replace", "turn", "try",
+           "redo", "keep", "bit", "little", "lot", "way", "look", "style", "color", "colour", "new", "old",
+           "first", "second", "last", "next", "final", "good", "nice", "better", "slightly", "ones",
+           "shorten", "trim", "crop", "resize", "bigger", "smaller", "larger", "warmer", "cooler",
+           "brighter", "darker", "shorter", "longer", "faster", "slower", "logo", "card", "business",
+           "icon", "cover", "sticker", "label", "menu", "invitation", "packaging", "slide", "slides",
+           "storyboard", "trailer", "ad", "mascot", "wallpaper", "thumbnail", "avatar", "portrait", "sketch",
+           "template", "mockup", "layout", "page", "frame", "shot", "scene", "list", "listing", "product",
+           "club", "shop", "store", "studio", "company", "team", "school", "event", "party", "sale", "brand",
+           "channel", "app", "website", "post"),
+    "ru": ("серия", "серию", "серии", "набор", "комплект", "коллекция", "версия", "вариант", "картинка",
+           "картинки", "изображение", "фото", "постер", "плакат", "видео", "ролик", "клип", "иллюстрация",
+           "рисунок", "дизайн", "модель", "песня", "музыка", "трек", "звук", "текст", "документ", "файл",
+           "штука", "добавь", "измени", "поменяй", "убери", "поправь", "исправь", "обнови", "замени",
+           "используй", "попробуй", "сократи", "немного", "чуть", "стиль", "цвет", "новый", "новую", "новые",
+           "старый", "первый", "последний", "хороший", "лучше", "больше", "меньше", "теплее", "ярче",
+           "темнее", "короче", "длиннее", "быстрее", "логотип", "визитка", "баннер", "обложка", "иконка",
+           "стикер", "наклейка", "этикетка", "меню", "упаковка", "открытка", "приглашение", "раскадровка",
+           "трейлер", "реклама", "афиша", "листовка", "флаер", "слайд", "презентация", "кадр", "сцена",
+           "клуб", "магазин", "студия", "компания", "команда", "школа", "мероприятие", "вечеринка",
+           "распродажа", "бренд", "канал", "приложение", "сайт", "товар", "продукт"),
+    "zh": ("系列", "一套", "一组", "套", "组", "海报", "图片", "图", "画", "照片", "视频", "短片", "插画", "设计",
+           "模型", "音乐", "歌", "文案", "文档", "版本", "方案", "改", "改成", "换成", "加上", "调整", "修改",
+           "一点", "一些", "颜色", "配色", "风格", "新的", "再", "更", "标志", "名片", "横幅", "封面", "图标",
+           "贴纸", "标签", "菜单", "包装", "请柬", "邀请函", "分镜", "预告片", "广告", "传单", "幻灯片", "壁纸",
+           "头像", "镜头", "俱乐部", "工作室", "公司", "团队", "学校", "活动", "派对", "品牌", "频道", "产品", "商品"),
+    "ja": ("シリーズ", "セット", "一式", "ポスター", "画像", "写真", "絵", "イラスト", "動画", "ビデオ", "デザイン",
+           "モデル", "音楽", "曲", "文章", "バージョン", "案", "変更", "修正", "追加", "色", "スタイル", "新",
+           "ロゴ", "名刺", "バナー", "表紙", "アイコン", "ステッカー", "ラベル", "メニュー", "パッケージ", "招待状",
+           "絵コンテ", "予告", "広告", "チラシ", "スライド", "壁紙", "カット", "シーン", "クラブ", "スタジオ", "会社",
+           "チーム", "学校", "イベント", "パーティー", "セール", "ブランド", "チャンネル", "アプリ", "商品", "製品"),
+}
 CJK_STOPCHARS = frozenset("的了吗呢吧啊呀我你他她它们这那个一只张把给帮请要想让和与及在是就也都还很着过么"
                           "をにがはでともへやのかねよなだです")
 
@@ -512,15 +671,16 @@ SUBJECT_CUTS = {  # counts, verbs and generic media words around a requested sub
     ),
     "ja": (
         r"(?:{NUM})\s*(?:枚|本|つ|個|曲|点|案|カット|ショット|コマ|シーン|種類|パターン)",
-        r"シリーズ|セット|何枚か|数枚",
+        r"シリーズ|セット|一式|何枚か|数枚",
         r"絵コンテ|ワークフロー|フロー|画像|写真|絵|イラスト|動画|ビデオ|映像|アニメーション|クリップ|3dモデル|3d|モデル|音声|サウンド|"
         r"絵コンテ|ストーリーボード",
-        r"描いて|描く|書いて|書く|作って|作る|作成して|作成|生成して|生成|制作して|デザインして|にして|して|する",
+        r"描いて|描く|書いて|書く|作って|作りたい|作る|作成して|作成|生成して|生成|制作して|デザインして|にして|して|する",
     ),
 }
 EDGE_WORDS = {  # function words trimmed from both ends of an en/ru subject
-    "en": frozenset("a an the of for with about and to into me us some that so it my our your".split()),
-    "ru": frozenset("с со про о об для из на и в мне что".split()),
+    "en": frozenset("a an the of for with about and to into me us some that so it my our your at on in by from "
+                    "matching".split()),
+    "ru": frozenset("с со про о об для из на и в мне что до к по от за".split()),
 }
 EDGE_CHARS = {  # particles and punctuation trimmed from both ends of a zh/ja subject
     "zh": "的了把给用在和跟地得为，。、,.!！?？ \u3000",

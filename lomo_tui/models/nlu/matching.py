@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from .intent import find_styles
-from .lexicon import CJK_STOPCHARS, MEDIA, STOPWORDS
+from .lexicon import CJK_STOPCHARS, GENERIC_WORDS, MEDIA, STOPWORDS
 from .text import LazyRe, detect_language, find, normalise
 
 _TOKEN = LazyRe(r"[a-z0-9']+|[а-я0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
@@ -13,17 +14,34 @@ _RU_ENDINGS = tuple(sorted(
     "ами ями ого его ому ему ыми ими ой ей ий ый ая яя ое ее ые ие ую юю ов ев ах ях ам ям ом ем "
     "а я ы и е у ю о ь".split(), key=len, reverse=True))
 _STYLE_WEIGHT = 2.0
-_MEDIA_WEIGHT = 1.0
+_MEDIA_WEIGHT = 0.5  # every image request shares "#media:image": weak, like a generic word
+GENERIC_WEIGHT = 0.35  # a shared generic word ("series", "poster", "改") counts about a third of a word
+_VOWEL = LazyRe("[aeiouy]")
+
+
+def _stem_ok(stem: str) -> bool:
+    """A suffix comes off only when a real stem stays: three letters or more, with a vowel ("spring" is
+    not "spr" + "ing", "shred" not "shr" + "ed")."""
+    return len(stem) >= 3 and bool(_VOWEL.search(stem))
+
+
+def _undouble(stem: str) -> str:
+    """A doubled final consonant goes: "runn" -> "run", "stopp" -> "stop" ("fill", "pass", "add" stay)."""
+    if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
+        return stem[:-1]
+    return stem
 
 
 def _stem_en(word: str) -> str:
     word = word.strip("'").removesuffix("'s")
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
+    if len(word) > 4 and word.endswith("ie"):  # "movie" and "movies" meet at "movy"
+        return word[:-2] + "y"
+    if len(word) > 5 and word.endswith("ing") and _stem_ok(word[:-3]):
+        return _undouble(word[:-3])
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed") and _stem_ok(word[:-2]):
+        return _undouble(word[:-2])
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
@@ -63,22 +81,43 @@ def keywords(text: str) -> list[str]:
     return list(out)
 
 
+@cache
+def _generic() -> frozenset[str]:
+    return frozenset(k for words in GENERIC_WORDS.values() for w in words for k in keywords(w))
+
+
+def is_generic(keyword: str) -> bool:
+    """Is KEYWORD (as `keywords` gives it) a word unrelated tasks share ("series", "poster", "сери",
+    "海报", "シリ")? Such a word is weak evidence that two texts are about the same thing."""
+    return keyword in _generic()
+
+
 def fts_query(text: str) -> str:
     """An FTS5 MATCH expression: the keywords, quoted, joined by OR ("" when there are none)."""
     return " OR ".join('"' + k.replace('"', '""') + '"' for k in keywords(text))
 
 
+@cache
+def _generic_cjk() -> re.Pattern[str]:
+    words = sorted({w for lang in ("zh", "ja") for w in GENERIC_WORDS[lang]}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, words)))
+
+
 def _features(text: str) -> dict[str, float]:
     norm, lang = normalise(text), detect_language(text)
-    feats = dict.fromkeys(keywords(text), 1.0)
+    # A generic CJK word is one weak feature (not three bigrams), and it stands apart, so "奶茶店海报系列"
+    # gives no "店海" or "报系" to share by accident.
+    generic_cjk = [m.group() for m in _generic_cjk().finditer(norm)]
+    feats = {k: GENERIC_WEIGHT if is_generic(k) else 1.0 for k in keywords(_generic_cjk().sub(" ", norm))}
+    feats.update(dict.fromkeys((f"#word:{w}" for w in generic_cjk), GENERIC_WEIGHT))
     feats.update(dict.fromkeys((f"#style:{t}" for t in find_styles(norm, lang)), _STYLE_WEIGHT))
     feats.update(dict.fromkeys((f"#media:{m}" for m in MEDIA if find(MEDIA, m, lang, norm)), _MEDIA_WEIGHT))
     return feats
 
 
 def similarity(a: str, b: str) -> float:
-    """Weighted Jaccard over keywords (+ style tags at double weight, + media kinds): 1.0 for the
-    same request, near 0 for unrelated ones; symmetric and deterministic."""
+    """Weighted Jaccard over keywords (generic ones and media kinds weak, + style tags at double weight):
+    1.0 for the same request, near 0 for unrelated ones; symmetric and deterministic."""
     fa, fb = _features(a), _features(b)
     if not fa and not fb:
         return 1.0 if normalise(a).strip() == normalise(b).strip() else 0.0

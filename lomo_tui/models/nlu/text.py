@@ -37,12 +37,23 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е").replace("\u2019", "'")
 
 
+_RU_K_STEM = LazyRe("[бвгджзйклмнпрстфхцчшщ]к$")
+
+
+def _fleeting_vowel(stem: str) -> str:
+    """A Russian "-к-" stem with its genitive plural, whose vowel comes back: "иконк" -> "иконк|иконок",
+    "наклейк" -> "наклейк|наклеек" (so "пять иконок" is still about icons)."""
+    base = stem[:-1]
+    plural = base[:-1] + "ек" if base.endswith("й") else base + "[ое]к"
+    return f"(?:{plural}(?![а-я])|{stem})"
+
+
 def _word_regex(word: str) -> tuple[str, bool]:
     """A Latin/Cyrillic entry's regex body, and whether it sits between word boundaries."""
     stem = word.rstrip("*")
     body = r"[\s-]+".join(re.escape(part) for part in stem.split())
     if word.endswith("*"):
-        body += r"\w*"
+        body = _fleeting_vowel(body) + r"\w*" if _RU_K_STEM.search(stem) else body + r"\w*"
     elif re.fullmatch("[a-z]{3,}", stem):
         body += "(?:e?s)?"
     return body, stem[0].isalnum() and stem[-1].isalnum()
@@ -94,11 +105,15 @@ def find_all(table: Table, concept: str, lang: str, text: str) -> list[re.Match[
 _EXTS = frozenset("md markdown txt json yaml yml toml csv png jpg jpeg webp gif bmp svg tif tiff mp4 webm "
                   "mov mkv avi wav mp3 ogg flac m4a aac glb gltf obj stl fbx usdz pdf html htm".split())
 IMAGE_EXT = frozenset({"png", "jpg", "jpeg", "webp", "gif", "bmp", "svg", "tif", "tiff"})
+# Names are Unicode ("海报_1.png", "постер.png", "ポスター_夏.png"); the extension is ASCII, and text may
+# follow it directly ("海报_1.png的标题").
 _FILE_RE = LazyRe(
-    r"`([^`\s]+\.([A-Za-z0-9]{1,8}))`"
+    r"`([^`\n]*[^`\s]\.([A-Za-z0-9]{1,8}))`"
     r"|[\"“「『]([^\"”」』\n]+?\.([A-Za-z0-9]{1,8}))[\"”」』]"
-    r"|(?<![A-Za-z0-9_/.\-])((?:[A-Za-z0-9_\-]+/)*[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.([A-Za-z0-9]{1,8}))"
+    r"|(?<![\w/.\-])((?:[\w\-]+/)*[\w\-]+(?:\.[\w\-]+)*\.([A-Za-z0-9]{1,8}))"
     r"(?![A-Za-z0-9_])")
+_CJK_RUN = LazyRe(f"[{_CJK}]+")
+_MAX_LEAD = 12  # CJK characters of a name that may be sentence text run together with it
 _URL_RE = LazyRe(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 
@@ -116,6 +131,19 @@ def _file_matches(text: str) -> list[tuple[re.Match[str], str]]:
 def find_files(text: str) -> list[str]:
     """Workspace file names mentioned in the text, in order, without duplicates."""
     return list(dict.fromkeys(name for _, name in _file_matches(_URL_RE.sub(" ", text))))
+
+
+def file_name_variants(name: str) -> list[str]:
+    """Readings of a file name found in text, longest first. CJK text has no spaces, so a name may
+    carry the words before it ("把海报_1.png", "このポスター_2.jpg"): the shorter readings start inside
+    that leading CJK run ("海报_1.png", "ポスター_2.jpg"); the caller keeps the longest that exists."""
+    lead = _CJK_RUN.match(name)
+    if lead is None:
+        return [name]
+    out = [name[i:] for i in range(min(lead.end(), _MAX_LEAD))]
+    if lead.end() < len(name) and name[lead.end()].isascii() and name[lead.end()].isalnum():
+        out.append(name[lead.end():])  # "把posters/海报_1.png" -> "posters/海报_1.png"
+    return out
 
 
 def blank(m: re.Match[str]) -> str:
@@ -177,14 +205,23 @@ _EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "
             "eighty": 80, "ninety": 90}
 _EN_PHRASES = {"a couple of": 2, "a pair of": 2, "a dozen": 12, "dozen": 12, "half a": 0.5, "half": 0.5,
                "half an": 0.5, "a single": 1, "single": 1}
-_RU_WORDS = {
-    1: "один одна одно одну одного одной", 2: "два две двух пару пара", 3: "три трех",
-    4: "четыре четырех", 5: "пять пяти", 6: "шесть шести", 7: "семь семи", 8: "восемь восьми",
-    9: "девять девяти", 10: "десять десяти", 12: "двенадцать двенадцати",
-    15: "пятнадцать пятнадцати", 20: "двадцать двадцати", 30: "тридцать тридцати",
-    40: "сорок сорока", 60: "шестьдесят шестидесяти", 1.5: "полторы полтора",
+_RU_UNIT_WORDS = {  # nominative/accusative, then genitive ("из пяти"), instrumental and dative forms
+    1: "один одна одно одну одного одной одним одному", 2: "два две двух двумя двум пару пара",
+    3: "три трех тремя трем", 4: "четыре четырех четырьмя четырем", 5: "пять пяти пятью",
+    6: "шесть шести шестью", 7: "семь семи семью", 8: "восемь восьми восемью",
+    9: "девять девяти девятью",
 }
-_RU_NUM = {w: n for n, ws in _RU_WORDS.items() for w in ws.split()}
+_RU_TEEN_WORDS = {10: "десять десяти десятью", 11: "одиннадцать одиннадцати", 12: "двенадцать двенадцати",
+                  13: "тринадцать тринадцати", 14: "четырнадцать четырнадцати", 15: "пятнадцать пятнадцати",
+                  16: "шестнадцать шестнадцати", 17: "семнадцать семнадцати", 18: "восемнадцать восемнадцати",
+                  19: "девятнадцать девятнадцати"}
+_RU_TENS_WORDS = {20: "двадцать двадцати", 30: "тридцать тридцати", 40: "сорок сорока",
+                  50: "пятьдесят пятидесяти", 60: "шестьдесят шестидесяти", 70: "семьдесят семидесяти",
+                  80: "восемьдесят восьмидесяти", 90: "девяносто девяноста", 100: "сто ста"}
+_RU_UNITS = {w: n for n, ws in _RU_UNIT_WORDS.items() for w in ws.split()}
+_RU_TENS = {w: n for n, ws in _RU_TENS_WORDS.items() for w in ws.split()}
+_RU_NUM = {**_RU_UNITS, **{w: n for n, ws in _RU_TEEN_WORDS.items() for w in ws.split()}, **_RU_TENS,
+           "полторы": 1.5, "полтора": 1.5, "дюжину": 12, "дюжина": 12}
 # Russian compound adjectives: "пятисекундный", "десятиминутный".
 _RU_STEMS = {"одно": 1, "двух": 2, "трех": 3, "четырех": 4, "пяти": 5, "шести": 6, "семи": 7,
              "восьми": 8, "девяти": 9, "десяти": 10, "пятнадцати": 15, "двадцати": 20,
@@ -202,11 +239,14 @@ def _alternation(words: list[str]) -> str:
 
 _EN_NUM = (r"\d+(?:\.\d+)?|"
            + _alternation(list(_EN_PHRASES))
-           + f"|(?:{_alternation(list(_EN_TENS))})(?:-(?:{_alternation(list(_EN_UNITS))}))?"
+           + f"|(?:{_alternation(list(_EN_TENS))})(?:[\\s-](?:{_alternation(list(_EN_UNITS))})(?![a-z]))?"
            + f"|{_alternation(list(_EN_UNITS))}")
+_RU_NUM_RE = (r"\d+(?:\.\d+)?|"  # compounds first: "двадцать пять" is 25, not 20
+              + f"(?:{_alternation(list(_RU_TENS))})\\s+(?:{_alternation(list(_RU_UNITS))})(?![а-я])|"
+              + _alternation(list(_RU_NUM)))
 NUM = {
     "en": _EN_NUM,
-    "ru": r"\d+(?:\.\d+)?|" + _alternation(list(_RU_NUM)),
+    "ru": _RU_NUM_RE,
     "zh": _CJK_NUM,
     "ja": _CJK_NUM + "|" + _alternation(list(_JA_NATIVE)),
 }
@@ -220,10 +260,11 @@ def parse_number(token: str) -> float | None:
     for table in (_EN_PHRASES, _EN_UNITS, _EN_TENS, _RU_NUM, _JA_NATIVE):
         if t in table:
             return float(table[t])
-    if "-" in t:
-        tens, _, unit = t.partition("-")
-        if tens in _EN_TENS and unit in _EN_UNITS:
-            return float(_EN_TENS[tens] + _EN_UNITS[unit])
+    tens, _, unit = t.replace("-", " ").partition(" ")  # "twenty-five", "twenty five", "двадцать пять"
+    if tens in _EN_TENS and unit in _EN_UNITS:
+        return float(_EN_TENS[tens] + _EN_UNITS[unit])
+    if tens in _RU_TENS and unit in _RU_UNITS:
+        return float(_RU_TENS[tens] + _RU_UNITS[unit])
     if t == "半":
         return 0.5
     if re.fullmatch("[零〇一二两三四五六七八九十百]+", t):
@@ -254,7 +295,9 @@ def _seconds_re(lang: str) -> re.Pattern[str]:
         return re.compile(rf"(?<![а-я0-9.])({NUM['ru']})[\s-]*(секунд[а-я]*|сек\.?|с|минут[а-я]*|мин\.?)"
                           rf"(?![а-я0-9])"
                           rf"|(?<![а-я])({_alternation(list(_RU_STEMS))})(секундн|минутн)[а-я]*"
-                          r"|(пол)(минуты)")
+                          r"|(пол)(минуты)"
+                          # approximate, unit first: "секунд на десять", "минуты две"
+                          rf"|(?<![а-я])(секунд|минут[ыу]?)\s+(?:на\s+)?({NUM['ru']})(?![а-я0-9])")
     if lang == "zh":
         return re.compile(rf"({_CJK_NUM})\s*(秒钟?|分钟|分半钟)")
     return re.compile(rf"({_CJK_NUM})\s*(秒間?|分間?)")
@@ -270,6 +313,8 @@ def find_seconds(text: str, lang: str, timed_context: bool) -> tuple[float | Non
             groups = [g for g in m.groups() if g is not None]
             if len(groups) < 2:
                 continue
+            if groups[0].startswith(("секунд", "минут")):  # "секунд на десять"
+                groups = [groups[1], groups[0]]
             number = 0.5 if groups[0] == "пол" else (
                 _RU_STEMS[groups[0]] if groups[0] in _RU_STEMS else parse_number(groups[0]))
             unit = groups[1]
@@ -283,9 +328,12 @@ def find_seconds(text: str, lang: str, timed_context: bool) -> tuple[float | Non
 
 
 def _deliverable_alt(lang: str) -> str:
-    return "|".join(
-        re.escape(w.rstrip("*")) + ("[а-я]*" if w.endswith("*") else "(?:e?s)?")
-        for w in DELIVERABLES.get(lang, ()))
+    def alt(w: str) -> str:
+        stem = re.escape(w.rstrip("*"))
+        if not w.endswith("*"):
+            return stem + "(?:e?s)?"
+        return (_fleeting_vowel(stem) if _RU_K_STEM.search(stem) else stem) + "[а-я]*"
+    return "|".join(alt(w) for w in DELIVERABLES.get(lang, ()))
 
 
 @cache
