@@ -12,6 +12,7 @@ EXHAUSTED = {"content": "done", "tool_calls": []}
 
 class ReplayModel:
     name = "lomo/replay"
+    wants_recorded_count = True  # the runtime passes the count of recorded calls in the request's hints
 
     def __init__(self, path: Path | None, count_recorded: Callable[[], Awaitable[int]]) -> None:
         if path is None:

@@ -184,7 +184,8 @@ class TurnRunner:
             history = await self.history.refresh(conn)
             pending = await self.ledger.pending_inbox(conn, task.id)
             extra, hints = await self.rt.context_extras(conn, task)
-            hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
+            if getattr(self.rt.model, "wants_recorded_count", False):  # lomo/replay's cursor; count(*) scans
+                hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
         tools = self.rt.tools_for(task)
         messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt(task.kind, tools)}]
         messages.extend(history)
