@@ -29,6 +29,7 @@ from ..governance.budget import Budget
 from ..tasks import checklist
 from ..router import hooks as router_hooks
 from ..router import index as router_index
+from ..router.reindex import SearchRekey
 from ..router.vectors import TaskVectors
 from ..studio.service import Studio
 from ..workspace.live import LiveWorkspace
@@ -54,12 +55,14 @@ class Runtime:
         self.budget = Budget.from_config(settings.section("budget"))
         self.studio = Studio(self)
         self.vectors = TaskVectors(self)
+        self.rekey = SearchRekey(self.db)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
         self.live = LiveWorkspace(self, watch=watch)
-        self.services: list[Any] = [self.live, self.studio, self.vectors]  # objects with async start()/stop()/busy()
+        # objects with async start()/stop() (and busy(), when run-once should wait for them)
+        self.services: list[Any] = [self.live, self.studio, self.vectors, self.rekey]
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
         self._active: set[str] = set()

@@ -321,3 +321,9 @@ task_vectors = Table(
     Column("vector", JSON, nullable=False),  # unit length
     Column("updated_at", Float, nullable=False),
 )
+
+meta = Table(  # facts about the database itself (0008)
+    "meta", metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
