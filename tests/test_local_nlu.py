@@ -716,3 +716,71 @@ def test_code_outside_the_language_layer_uses_only_its_public_names() -> None:
                 assert {a.name for a in node.names} <= set(package.__all__), f"{path}: {node.module}"
             elif isinstance(node, ast.Import):
                 assert not any(".nlu." in a.name for a in node.names), f"{path}: imports an nlu module"
+
+
+# --- courtesy, information questions, questions that ask for an edit ------------------------------
+@pytest.mark.parametrize("text,act", [
+    ("looks great", "thanks"), ("nice work on the cat clip, thank you", "thanks"), ("love the warm colours", "thanks"),
+    ("ok", "thanks"), ("👍", "thanks"), ("不错，很好看", "thanks"), ("好的，辛苦了", "thanks"), ("收到", "thanks"),
+    ("いいですね、完璧です", "thanks"), ("素敵！ありがとうございます", "thanks"), ("спасибо, супер", "thanks"),
+    ("отлично выглядит", "thanks"), ("этикетка теперь идеальна", "thanks"), ("good night!", "greeting"),
+    ("晚安", "greeting"), ("おやすみなさい", "greeting"), ("спокойной ночи", "greeting"), ("hello again lomo", "greeting"),
+])
+def test_praise_acknowledgements_and_goodbyes_are_courtesy(text: str, act: str) -> None:
+    assert classify(text).act == act
+
+
+@pytest.mark.parametrize("text", [
+    "great, now make it bigger", "thanks, but the title is too small", "perfect, do the same for the other three",
+    "ok, make it 10 seconds", "ok, with a hat", "ok, in watercolor", "thanks! next, draw a fox in the snow",
+    "great poster for my gym", "谢谢！标题再大一点", "太好了，再做一张竖版的", "ありがとう、でも文字をもう少し大きく",
+    "素敵！次はパンダのイラストを一枚", "спасибо, но фон темнее", "отлично, теперь добавь в ролик музыку",
+])
+def test_courtesy_that_carries_an_instruction_is_not_answered_as_courtesy(text: str) -> None:
+    assert classify(text).act not in ("thanks", "greeting", "continue"), text
+
+
+def test_courtesy_answers_fit_what_was_said() -> None:
+    def say(text: str) -> str | None:
+        return answer_simple(text, classify(text), {})
+
+    assert say("looks great") == phrase("praise", "en") and say("いいですね、完璧です") == phrase("praise", "ja")
+    assert say("thanks, looks great") == phrase("thanks", "en")
+    assert say("спокойной ночи") == phrase("farewell", "ru") and say("收到") == phrase("ack", "zh")
+
+
+@pytest.mark.parametrize("text", [
+    "how do I change the theme of the app?", "tell me how flows work", "短片一般多长比较合适？", "蓝色和什么颜色搭配好看？",
+    "怎么删除一个任务？", "カフェラテとカプチーノの違いは何ですか？", "タスクを削除するにはどうすればいいですか？",
+    "как поменять тему оформления?", "почему логотипы часто синие?",
+])
+def test_information_questions_are_questions_even_with_a_media_or_control_word(text: str) -> None:
+    intent = classify(text)
+    assert (intent.act, intent.interrogative) == ("question", True), text
+
+
+@pytest.mark.parametrize("text", [
+    "猫咪短片能剪短一点吗？", "能把茶叶包装的颜色改深一点吗？", "можешь добавить в трейлер музыку?",
+    "ロゴを大きくできますか？", "カフェのロゴを緑にできますか？", "how about a darker background for the bakery logo?",
+    "why is the cat clip so short? make it 10 seconds", "毕业短片为什么这么短？改成45秒",
+    "почему трейлер такой длинный? сократи до 20 секунд",
+])
+def test_a_question_that_asks_for_a_change_is_a_revision(text: str) -> None:
+    intent = classify(text)
+    assert intent.act == "revise" and not intent.interrogative, text
+
+
+@pytest.mark.parametrize("text", ["логотип уже готов?", "сейчас что-нибудь выполняется?"])
+def test_russian_status_questions(text: str) -> None:
+    assert classify(text).act == "status"
+
+
+def test_subjects_meet_across_languages() -> None:
+    from lomo_tui.models.nlu import subject_keywords, subjects
+
+    assert subjects("灯台のカレンダーの表紙") == ["lighthouse", "calendar"] == subjects("lighthouse calendar")
+    assert subjects("в календаре с маяками") == ["calendar", "lighthouse"]
+    assert subjects("熊猫的插画") == ["panda"]  # not a cat
+    assert subjects("carry the card") == []  # whole words only
+    found = subject_keywords("hotpot posters from last month")
+    assert "火锅" in found and "hotpot" not in found  # the other languages' words, not the message's own

@@ -366,10 +366,10 @@ async def test_a_pending_clarify_card_does_not_hold_up_the_conversation(lomo: Lo
 
 
 # ---- lomo/local's Router on its own: generic words, revisions, bundles, dates ----------------------------------------
-def local_route(text: str, *tasks: dict) -> tuple[str, object]:
+def local_route(text: str, *tasks: dict, missing: tuple[str, ...] = ()) -> tuple[str, object]:
     """lomo/local's decision for TEXT typed in the main thread with TASKS in the index (most recent first;
-    each {"title", "goal"?, "files"?, "age_h"?}). ("create_task", kind) | ("send_to_task", task title) |
-    ("clarify", [titles]) | ("answer", text)."""
+    each {"title", "goal"?, "files"?, "age_h"?}) and MISSING the files it names that the workspace lacks.
+    ("create_task", kind) | ("send_to_task", task title) | ("clarify", [titles]) | ("answer", text)."""
     from datetime import datetime
 
     from lomo_tui.models.base import ModelRequest
@@ -381,7 +381,8 @@ def local_route(text: str, *tasks: dict) -> tuple[str, object]:
                 "updated_at": now - t.get("age_h", 5) * 3600} for n, t in enumerate(tasks)]
     tools = [{"type": "function", "function": {"name": n}} for n in ("create_task", "send_to_task", "clarify")]
     reply = route(ModelRequest(messages=[{"role": "user", "content": text}], tools=tools, purpose="router",
-                               hints={"task_index": entries, "now": datetime.now().isoformat()}))
+                               hints={"task_index": entries, "now": datetime.now().isoformat(),
+                                      "mentions": {"missing_files": list(missing)}}))
     if not reply.tool_calls:
         return "answer", reply.content
     call_ = reply.tool_calls[0]
@@ -466,5 +467,131 @@ async def test_file_names_in_any_script_route_directly(lomo: LomoEnv) -> None:
             assert await hooks.direct_target(conn, "このポスター_夏.mdの色を変えて") == natsu
             _, hints = await hooks.main_context(conn, None, ["把海报_1.md的标题放大"])
         assert hints["mentions"]["files"] == {"海报_1.md": [tea]}
+    finally:
+        await rt.close()
+
+
+# ---- simple turns stay with the main thread; missing files ask (A1, A5, A8) ------------------------------------------
+CAT = {"title": "Cat clip", "goal": "5 second clip of a cat chasing a laser", "files": ["clips/cat.webp"], "age_h": 0.1}
+FESTIVAL = {"title": "Poster series: harbour film festival", "goal": "a poster series for the harbour film festival",
+            "age_h": 0.01}
+
+
+def test_courtesy_and_information_questions_right_after_a_new_task_are_answered() -> None:
+    for text in ("thanks!", "looks great", "nice work on the cat clip, thank you", "ok", "good night",
+                 "how long does a film festival usually last?", "how do I change the theme of the app?",
+                 "do cats really like lasers?", "不错，很好看", "短片一般多长比较合适？", "いいですね、完璧です",
+                 "桜はいつ咲きますか？", "спасибо, супер", "какой длины обычно трейлер?"):
+        assert local_route(text, FESTIVAL, CAT)[0] == "answer", text
+    # … but not when they carry an instruction, or ask for a change
+    assert local_route("great, now make the festival posters more moody", FESTIVAL, CAT) == \
+        ("send_to_task", FESTIVAL["title"])
+    assert local_route("can you make the cat clip slower?", FESTIVAL, CAT) == ("send_to_task", CAT["title"])
+    assert local_route("猫咪短片能剪短一点吗？", FESTIVAL, {**CAT, "title": "猫咪短片"}) == ("send_to_task", "猫咪短片")
+
+
+def test_a_file_the_workspace_lacks_is_asked_about_not_guessed() -> None:
+    jazz = {"title": "Jazz night posters", "goal": "Four retro posters", "files": ["posters/jazz_1.png"]}
+    for text, name in (("make jazz_5.png warmer", "jazz_5.png"), ("hero.jpg を明るくして", "hero.jpg"),
+                       ("в logo_v3.png убери фон", "logo_v3.png"), ("animate cat.png", "cat.png")):
+        route, options = local_route(text, jazz, CAT, missing=(name,))
+        assert route == "clarify", text
+    assert local_route("make jazz_5.png warmer", jazz, CAT, missing=("jazz_5.png",))[1][0] == jazz["title"]
+    # a file the message asks to write is no missing object
+    assert local_route("export the jazz posters as jazz_print.pdf", jazz, CAT, missing=("jazz_print.pdf",)) == \
+        ("send_to_task", jazz["title"])
+    assert local_route("write a shot list in shotlist.md for a 20 second ad", jazz, CAT,
+                       missing=("shotlist.md",))[0] == "create_task"
+
+
+def test_the_deliverable_a_message_names_breaks_a_tie_on_its_subject() -> None:
+    posters = {"title": "火锅店开业海报", "goal": "蜀香火锅店开业的三张海报"}
+    menu = {"title": "火锅店菜单", "goal": "火锅店的新菜单排版"}
+    assert local_route("火锅店那几张海报的字体太小了", menu, posters) == ("send_to_task", posters["title"])
+    assert local_route("火锅店的菜单换个字体", posters, menu) == ("send_to_task", menu["title"])
+
+
+def test_a_request_about_another_subject_is_new_work_even_when_it_shares_words() -> None:
+    market = {"title": "Summer night market posters", "goal": "Three posters for the summer night market",
+              "age_h": 700}
+    salon = {"title": "美容院のオープン告知", "goal": "美容院のオープン告知バナー", "age_h": 650}
+    assert local_route("posters for the summer camp, three please", market, salon) == ("create_task", "persistent")
+    assert local_route("カフェのオープン告知ポスターを3枚", market, salon) == ("create_task", "persistent")
+    assert local_route("more posters for the summer night market, two this time", market, salon) == \
+        ("send_to_task", market["title"])
+
+
+def test_words_a_message_only_brings_in_do_not_point_at_a_task() -> None:
+    owl = {"title": "Owl mascot for the library", "goal": "A friendly owl mascot for the reading week"}
+    cover = {"title": "Sci-fi book cover", "goal": "Cover for the novel Glass Orbit"}
+    assert local_route("the owl should hold a book", cover, owl) == ("send_to_task", owl["title"])
+    assert local_route("the book cover needs a bigger title", owl, cover) == ("send_to_task", cover["title"])
+
+
+def test_a_subject_named_in_another_language_finds_the_task() -> None:
+    light = {"title": "Lighthouse calendar 2025", "goal": "Twelve-month calendar with lighthouse photos"}
+    bgm = {"title": "ゲームのBGM", "goal": "パズルゲームの明るいBGM"}
+    assert local_route("灯台のカレンダーの表紙をもっと明るくして", bgm, light) == ("send_to_task", light["title"])
+    assert local_route("в календаре с маяками поменяй шрифт", bgm, light) == ("send_to_task", light["title"])
+
+
+async def test_missing_files_reach_the_router_and_its_card_says_so(lomo: LomoEnv) -> None:
+    rt = await started(lomo)
+    try:
+        jazz = await make_task(rt, "Jazz night posters")
+        await bind(rt, jazz, "posters/jazz_1.md", "k1")
+        async with rt.db.read() as conn:
+            sections, hints = await hooks.main_context(conn, None, ["make jazz_5.md and jazz_1.md warmer"])
+        assert hints["mentions"]["missing_files"] == ["jazz_5.md"] and "jazz_5.md" in sections[-1]
+        # the model's word is not enough: a file the message does not name, or one that exists, makes an
+        # ordinary "which task?" card
+        lomo.replay(call("clarify", task_ids=[jazz], missing_files=["jazz_1.md"]),
+                    call("clarify", task_ids=[jazz], missing_files=["jazz_7.md"]))
+        await rt.send("make it warmer")
+        assert await rt.run_until_quiescent(30)
+        await rt.send("jazz_7.md: warmer")
+        assert await rt.run_until_quiescent(30)
+        first, second = await clarify_gates(rt)
+        assert first.scope["route"] == "ambiguous"
+        assert second.scope["route"] == "missing" and "jazz_7.md" in second.question
+        assert [a["do"] for a in second.scope["actions"]] == ["send", "new", "cancel"]
+        await rt.resolve_gate(second.id, approve=True, option=1)  # send it anyway
+        assert await rt.run_until_quiescent(30)
+        assert await inbox_of(rt, jazz) == ["jazz_7.md: warmer"]
+    finally:
+        await rt.close()
+
+
+async def test_lomo_local_asks_about_a_missing_file_and_answers_thanks(lomo: LomoEnv) -> None:
+    rt = Runtime(lomo.settings(model="lomo/local"), watch=False)
+    await rt.start()
+    try:
+        jazz = await make_task(rt, "Jazz night posters", "Four retro posters for the jazz night")
+        await bind(rt, jazz, "posters/jazz_1.md", "k1")
+        await rt.send("make jazz_5.md warmer")
+        assert await rt.run_until_quiescent(60)
+        [gate] = await clarify_gates(rt)
+        assert gate.scope["route"] == "missing" and gate.scope["actions"][0]["task_id"] == jazz
+        await rt.send("a poster series for the harbour film festival, four posters")
+        assert await rt.run_until_quiescent(60)
+        await rt.send("thanks, looks great")
+        assert await rt.run_until_quiescent(60)
+        async with rt.db.read() as conn:
+            made = (await conn.execute(select(s.tasks.c.id).where(
+                s.tasks.c.kind == "persistent", s.tasks.c.id != jazz))).scalars().all()
+        assert await inbox_of(rt, jazz) == [] and len(made) == 1
+        assert await inbox_of(rt, made[0]) == ["a poster series for the harbour film festival, four posters"]
+    finally:
+        await rt.close()
+
+
+async def test_search_finds_an_old_task_written_in_another_language(lomo: LomoEnv) -> None:
+    rt = await started(lomo)
+    try:
+        hotpot = await make_task(rt, "火锅店开业海报", "蜀香火锅店开业的三张海报", age=60 * 86400)
+        await seed_many(rt, 30)
+        async with rt.db.read() as conn:
+            found = [row.id for row, _ in await index.search(conn, "hotpot posters from last month")]
+        assert hotpot in found
     finally:
         await rt.close()

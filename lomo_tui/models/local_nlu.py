@@ -2,7 +2,7 @@
 
 - detect_language(text) -> "en" | "zh" | "ja" | "ru"
 - classify(text) -> Intent (act, media, goal_type, count, seconds, subject, style, refers_back, files,
-  language; plus topic, needs_source, extra_media, nodes, size, constraints, text)
+  language; plus topic, needs_source, extra_media, nodes, size, constraints, text, interrogative)
 - make_brief(text, intent) -> the brief in the creator's language, their request quoted verbatim
 - make_checklist(intent) -> [ChecklistItem(title, tool, args, needs_confirmation)]; args may hold the
   placeholders "$source", "$prev", "$last", "$answer", "$version" (see nlu/plan.py)
@@ -10,7 +10,8 @@
 - answer_simple(text, intent, facts) -> a deterministic answer, or None; safe_eval(expr) for arithmetic
 - similarity(a, b) -> float in [0, 1]; keywords(text) / fts_query(text) for SQLite FTS5
 - for the Router (exported by `lomo_tui.models.nlu`): normalise, media_kinds(text), is_generic(keyword),
-  find_files(text), file_name_variants(name)
+  find_files(text), file_name_variants(name), subjects(text) / subject_patterns() (what a text is about,
+  across languages) and subject_keywords(text) (search terms for those subjects in the other languages)
 The implementation lives in the `lomo_tui.models.nlu` package (lexicon data separate from logic).
 """
 from __future__ import annotations

@@ -3,14 +3,19 @@
 Same protocol as any model: it reads `request.messages`, `request.tools` and `request.hints` (the task
 index the runtime built, A6) and answers with content or tool calls:
 
-- greetings, thanks, help, arithmetic, the date, today's spend, task counts → an answer, in the
-  creator's language;
+- greetings, thanks, praise, acknowledgements, goodbyes, help, information questions ("how do I…?",
+  "短片一般多长合适？"), arithmetic, the date, today's spend, task counts → an answer, in the creator's
+  language — unless they carry an instruction ("great, now make it bigger") or ask for a change
+  ("能把海报调亮一点吗？");
+- a workspace file the message works on that does not exist → clarify(missing_files=…) (A8);
 - a one-shot generation → create_task(kind="lightweight"), titled from the subject;
 - a multi-step goal → create_task(kind="persistent") with a brief (make_brief) — unless the index
   shows a near-duplicate, which gets the message instead (A7);
 - a follow-up, a revision, a pronoun-only reference ("make that one bluer", "把那个改蓝一点") →
   send_to_task to the best candidate: a file it names, then distinctive words shared with a task
-  (weighted by how few candidates share them), then what the creator was just working on;
+  (weighted by how few candidates share them; subjects such as "lighthouse"/"灯塔"/"маяк" meet across
+  languages; the deliverable it names breaks a tie), then what the creator was just working on;
+- a request to make something goes to an existing task only if it is about that task's subject;
 - two candidates that fit about equally well → clarify.
 
 Everything is deterministic. It never branches on which runtime or model name asked.
@@ -35,6 +40,7 @@ from .nlu import (
     normalise,
     phrase,
     similarity,
+    subject_patterns,
 )
 
 SIMPLE_ACTS = ("greeting", "thanks", "help")
@@ -77,9 +83,10 @@ _EDIT = {  # an edit of something that exists ("make X bigger", "把…改成…
           r"crop|resize|rename|make (?:it|them|that|this|the \w+(?: \w+)?) \w+er)\b|\b\w+er than\b",
     "zh": r"改|换成|换一|调|加上|加一|去掉|删掉|放大|缩小|变成|再[^\s，。]{0,3}一点|一些",
     "ja": r"[^\s、。]くして|[^\s、。]にして|を変えて|に変えて|を入れて|を追加して|を消して|を直して|を外して|"
-          r"を短く|を長く",
+          r"を付けて|をつけて|を足して|を短く|を長く",
     "ru": r"(?<![а-я])(?:поменяй|измени|замени|добавь|убери|сдвинь|увеличь|уменьши|перекрась|исправь|переделай)"
-          r"|(?<![а-я])сделай(?:\s+\S+)*\s+[а-я]+(?:ым|им|ой|ее|ей)\s*[.!]?$",
+          r"|(?<![а-я])сделай(?:\s+\S+)*\s+[а-я]+(?:ым|им|ой|ее|ей)\s*[.!]?$"
+          r"|(?<![а-я])по(?!хож|следн|дходящ|зже)[а-я]{2,}(?:ее|че|ше|же|ще)(?![а-я])",  # "покороче", "потемнее"
 }
 _PROJECT = {  # a bundle of deliverables: a persistent goal even when the language layer sees one piece
     "en": r"\b(?:campaign|branding|brand kit|full set|project|series)\b",
@@ -137,13 +144,18 @@ CONCEPTS: dict[str, str] = {
     "subtitle": r"\b(?:subtitles?|captions?)\b|字幕|(?<![а-я])субтитр[а-я]*",
     "background": r"\bbackgrounds?\b|背景|(?<![а-я])фон[а-я]*",
 }
-_CONCEPT_RE = {name: re.compile(rx) for name, rx in CONCEPTS.items()}
+# Subjects from the language layer come first, so "熊猫" is a panda before "猫" can make it a cat.
+_CONCEPT_RE = {**subject_patterns(), **{name: re.compile(rx) for name, rx in CONCEPTS.items()}}
 # Concepts that name a kind of deliverable, not what it is about: two unrelated tasks share them easily
 # ("Jazz poster series" and "Bakery poster"), so they count as generic words (nlu.is_generic) do.
 GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation",
                               "#cover", "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label",
                               "#sticker", "#model", "#slides", "#icon", "#mascot", "#comic", "#illustration",
                               "#photo", "#font", "#subtitle", "#background", "#price"})
+# Concepts that name the deliverable itself: "火锅店那几张海报" is about the hotpot posters, not the hotpot menu.
+DELIVERABLES = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation", "#cover",
+                          "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label", "#sticker", "#model",
+                          "#slides", "#icon", "#mascot", "#comic", "#illustration"})
 GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
                    "минут", "час", "s"})
@@ -168,6 +180,7 @@ class Candidate:
     media: set[str] = field(default_factory=set)
     evidence: float = 0.0
     distinct: float = 0.0  # the part of the evidence that distinctive words (and route memory) give
+    kind_match: bool | None = None  # the message names a deliverable (poster, menu…) its title does / doesn't
 
     @property
     def usable(self) -> bool:
@@ -207,6 +220,10 @@ def generic(word: str) -> bool:
     return word in GENERIC_CONCEPTS or (not word.startswith("#") and is_generic(word))
 
 
+_CJK_CHAR = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_CONCEPT_CRUMB = re.compile(f"(?<=\0)[{_CJK_CHAR}](?![{_CJK_CHAR}])|(?<![{_CJK_CHAR}])[{_CJK_CHAR}](?=\0)")
+
+
 def _content(text: str) -> tuple[set[str], set[str]]:
     """(words, media kinds) of TEXT: keywords (units out), creative nouns as language-neutral concepts."""
     norm = normalise(text)
@@ -215,7 +232,9 @@ def _content(text: str) -> tuple[set[str], set[str]]:
     for name, rx in _CONCEPT_RE.items():
         if rx.search(norm):
             words.add(f"#{name}")
-            norm = rx.sub(" ", norm)
+            norm = rx.sub("\0", norm)
+    # a CJK character a concept left alone ("店" of "火锅店菜单" once "火锅" and "菜单" are concepts) is no word
+    norm = _CONCEPT_CRUMB.sub(" ", norm).replace("\0", " ")
     words |= {w for w in keywords(norm) if w not in UNITS}
     return words, kinds
 
@@ -265,24 +284,43 @@ def _titled(title: str, norm: str) -> bool:
                      " ".join(re.sub(r"[^\w\s]+", " ", norm).split())) is not None
 
 
+_INDEFINITE = re.compile(r"\b(?:a|an|some)\s+((?:[\w'-]+\s+){0,2}[\w'-]+)")
+
+
+def _introduced(norm: str) -> set[str]:
+    """Words the (English) message only uses under an indefinite article: things it brings in, not things
+    it points at ("the owl should hold a book" is about the owl, not a book task)."""
+    spans = list(_INDEFINITE.finditer(norm))
+    if not spans:
+        return set()
+    inside = set().union(*(_content(m.group(1))[0] for m in spans))
+    outside = _content(_INDEFINITE.sub(" ", norm))[0]
+    return inside - outside
+
+
 def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset(),
            text: str = "") -> None:
     """Evidence: each shared keyword counts 1/df (df = how many candidates have it), so a word every
     candidate shares says little and one only one candidate has says a lot; a word only in a task's goal
     counts BODY_WEIGHT of one in its title or file names; a name the creator capitalised counts double; a
-    generic word ("poster", "series", "改") counts GENERIC_WEIGHT and is no distinctive evidence — unless
-    the message names the task by its whole title ("the Studio logo", "工作室标志")."""
+    generic word ("poster", "series", "改") counts GENERIC_WEIGHT and is no distinctive evidence, and so does a
+    word the message only brings in ("… hold a book") — unless the message names the task by its whole title
+    ("the Studio logo", "工作室标志")."""
     df: dict[str, int] = {}
     for c in cands:
         for w in words & c.words:
             df[w] = df.get(w, 0) + 1
     norm = normalise(text)
+    kinds = words & DELIVERABLES
+    new = _introduced(norm)
     for c in cands:
         c.evidence = c.distinct = 0.0
+        own = c.title_words & DELIVERABLES
+        c.kind_match = bool(kinds & c.words) if kinds and own else None
         titled = bool(text) and _titled(c.title, norm)
         for w in words & c.words:
             value = (1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
-            if generic(w) and not titled:
+            if (generic(w) or w in new) and not titled:
                 c.evidence += value * GENERIC_WEIGHT
             else:
                 c.evidence += value
@@ -337,6 +375,47 @@ def _clarify(cands: list[Candidate], intent: Any, text: str, lang: str, tools: s
                  new_title=_title(intent, text, lang, kind == "persistent"), new_kind=kind)
 
 
+# Words that make a file name the message mentions something to create or save, not something that exists.
+_OUTPUT_BEFORE = {
+    "en": r"(?:\b(?:named|called|write|create|generate|render|output|new file)\s+(?:\S+\s+)?$)"
+          r"|\b(?:save[sd]?|saving|export\w*|name it|call it|store it)\b[^.;!?\n]*$"
+          r"|\b(?:write|create|generate|render|draw|compose|draft|put together)\b[^.;!?\n]*\b(?:in|into|to|as)\s+$",
+    "zh": r"(?:保存为|保存成|保存到|存为|存成|存到|另存为|导出为|导出成|导出到|输出为|输出到|命名为|叫做|名为|写成|写入|"
+          r"写一个|写一份|写个|写|生成|新建|创建|建一个)\s*[「“\"]?$",
+    "ja": r"(?:新しい|新規の?)\s*$",
+    "ru": r"(?<![а-я])(?:как|в файл|назови\w*|сохрани\w*|экспортируй\w*|создай\w*|напиши|сгенерируй)"
+          r"(?:\s+[а-я]+)?\s*[«\"]?$",
+}
+_OUTPUT_AFTER = {
+    "ja": r"^\s*[」\"]?\s*(?:として|という名前|で保存|に保存|に書き出|に出力|を(?:新しく|新規に?)?(?:作成|作って|書いて|生成))",
+    "zh": r"^\s*[」”\"]?\s*(?:文件)?(?:里写|中写)",
+}
+
+
+def _names_output(text: str, name: str, lang: str) -> bool:
+    """Does TEXT mention the file NAME as something to write ("save it as final.png", "write notes.md",
+    "保存为 cover.png", "summary.md を作成して", "сохрани как итог.png")?"""
+    at = text.find(name)
+    if at < 0:
+        return False
+    before, after = normalise(text[max(0, at - 60):at]), normalise(text[at + len(name):at + len(name) + 20])
+    langs = dict.fromkeys((lang, "en"))
+    return any(re.search(_OUTPUT_BEFORE[lg], before) for lg in langs if lg in _OUTPUT_BEFORE) or \
+        any(re.search(_OUTPUT_AFTER[lg], after) for lg in langs if lg in _OUTPUT_AFTER)
+
+
+def _clarify_missing(cands: list[Candidate], missing: list[str], intent: Any, text: str, lang: str) -> ModelReply:
+    """A choice card for a message about files that are not there: the tasks it most likely meant (by
+    evidence, else the most recent), a new task, or cancel."""
+    usable = [c for c in cands if c.usable]
+    likely = [c for c in _by_evidence(usable) if c.evidence > 0]
+    if not likely:
+        likely = sorted((c for c in usable if c.recency is not None), key=lambda c: c.recency)[:1]
+    kind = "persistent" if intent.act == "goal" else "lightweight" if intent.act == "one_shot" else "persistent"
+    return _call("clarify", task_ids=[c.id for c in likely[:MAX_CHOICES]], new_title=_title(intent, text, lang,
+                 kind == "persistent"), new_kind=kind, missing_files=missing)
+
+
 def _summarise(results: list[dict[str, Any]], lang: str) -> ModelReply:
     for result in results:
         try:
@@ -373,6 +452,12 @@ def route(request: ModelRequest) -> ModelReply:
     # ("能把茶叶包装的颜色改深一点吗？") is a follow-up, not a question.
     if intent.act in SIMPLE_ACTS:
         return ModelReply(content=answer_simple(text, intent, _facts(hints)) or phrase(intent.act, lang))
+
+    # A8: a workspace file the message works on that does not exist — ask, rather than guess a task or
+    # start one ("make jazz_5.png warmer" when there are two jazz posters). Files it asks to create are fine.
+    absent = [name for name in mentions.get("missing_files") or [] if not _names_output(text, name, lang)]
+    if absent and "clarify" in tools:
+        return _clarify_missing(cands, absent, intent, text, lang)
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
         answer = answer_simple(text, intent, _facts(hints))
         best = _clear_best(cands)
@@ -380,7 +465,10 @@ def route(request: ModelRequest) -> ModelReply:
             return ModelReply(content=answer)
         if intent.act == "status" and best is not None:
             return ModelReply(content=f"{best.title}: {best.status}")
-        if not (edit and (best is not None or _tied(cands) or deictic or any(c.evidence > 0 for c in cands))):
+        # An information question ("how do I change the theme?", "短片一般多长合适？") is answered even when it
+        # shares words with a task; a yes/no question that reads as an edit ("海报能调亮吗") goes on below.
+        if intent.interrogative or not (
+                edit and (best is not None or _tied(cands) or deictic or any(c.evidence > 0 for c in cands))):
             return ModelReply(content=phrase("cannot_answer", lang))
         intent.act = "revise"
 
@@ -403,6 +491,14 @@ def route(request: ModelRequest) -> ModelReply:
     tied = _tied(cands)
     if intent.act == "one_shot" and not edit and (_cue(_PROJECT, lang, text) or _LIST.search(text)):
         intent.act = "goal"  # several deliverables, or a named bundle
+    if intent.act in ("one_shot", "goal") and not (edit or deictic or more):
+        # A request to make something is for a task only if it is about what that task is about and makes
+        # what that task makes: "posters for the summer camp" is not the "Summer night market posters", a
+        # banner is not the gym's membership card.
+        fits = {c.id for c in cands if c.kind_match is not False and not _new_subject(c, intent)}
+        best = best if best is not None and best.id in fits else None
+        tied = [c for c in tied if c.id in fits]
+        tied = tied if len(tied) > 1 else []
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
     if intent.act == "goal":
@@ -445,6 +541,28 @@ def route(request: ModelRequest) -> ModelReply:
     return _recent_target(cands, media, hints, intent, text, lang, tools)
 
 
+_PURPOSE = {"en": re.compile(r"\b(?:for|about)\s+(.+)$"), "ru": re.compile(r"(?<![а-я])(?:для|про)\s+(.+)$")}
+
+
+def _distinctive(text: str) -> set[str]:
+    return {w for w in _content(text)[0] if not generic(w) and not (len(w) == 1 and w >= "\u3040")}
+
+
+def _new_subject(c: Candidate, intent: Any) -> bool:
+    """Does the subject of a request (what it is for or about) name something candidate C is not about: a
+    subject concept C lacks ("a cafe" for a beauty salon's task), or — for a multi-step goal — a purpose
+    ("… for the summer camp") with as many distinctive words C lacks as it shares ("summer night market")?"""
+    own = _distinctive(intent.subject) if intent.subject else set()
+    if any(w.startswith("#") for w in own - c.words):
+        return True
+    purpose = _PURPOSE.get(intent.language)
+    m = purpose.search(normalise(intent.subject)) if purpose and intent.subject and intent.act == "goal" else None
+    if m is None:
+        return False
+    aim = _distinctive(m.group(1))
+    return bool(aim) and len(aim - c.words) >= len(aim & c.words)
+
+
 def _facts(hints: dict[str, Any]) -> dict[str, Any]:
     facts: dict[str, Any] = {"now": hints.get("now")}
     for key in ("spent_today", "daily_cap", "currency"):
@@ -461,14 +579,29 @@ def _by_evidence(cands: list[Candidate]) -> list[Candidate]:
 
 def _clear_best(cands: list[Candidate]) -> Candidate | None:
     """The one candidate the evidence points at: well ahead of the next, or the only one with any. It needs
-    distinctive evidence: sharing a generic word is no reason to attach (though it may raise a doubt)."""
+    distinctive evidence: sharing a generic word is no reason to attach (though it may raise a doubt). Among
+    candidates that share the subject about equally, the one whose deliverable the message names wins
+    ("火锅店那几张海报" is the hotpot posters, not the hotpot menu)."""
     ranked = _by_evidence(cands)
     if not ranked or ranked[0].evidence < 0.5 or ranked[0].distinct <= 0:
         return None
     second = ranked[1].evidence if len(ranked) > 1 else 0.0
     if second == 0.0:
         return ranked[0]
-    return ranked[0] if ranked[0].evidence >= MIN_EVIDENCE and ranked[0].evidence - second >= CLEAR_MARGIN else None
+    if ranked[0].evidence >= MIN_EVIDENCE and ranked[0].evidence - second >= CLEAR_MARGIN:
+        return ranked[0]
+    if ranked[0].distinct >= MIN_EVIDENCE and all(c.distinct <= 0 for c in ranked[1:]):
+        return ranked[0]  # the others share only generic or brought-in words ("… hold a book")
+    near = [c for c in _near_top(ranked) if c.distinct > 0 and c.evidence >= ranked[0].evidence / 2]
+    kind = [c for c in near if c.kind_match]
+    if len(kind) == 1 and all(c.kind_match is False for c in near if c is not kind[0]):
+        return kind[0]
+    return None
+
+
+def _near_top(ranked: list[Candidate]) -> list[Candidate]:
+    top = ranked[0].evidence
+    return [c for c in ranked if top - c.evidence < CLEAR_MARGIN and c.evidence > 0]
 
 
 def _tied(cands: list[Candidate]) -> list[Candidate]:
@@ -477,8 +610,7 @@ def _tied(cands: list[Candidate]) -> list[Candidate]:
     ranked = _by_evidence(cands)
     if not ranked or ranked[0].evidence < 0.5:
         return []
-    top = ranked[0].evidence
-    tied = [c for c in ranked if top - c.evidence < CLEAR_MARGIN and c.evidence > 0][:MAX_CHOICES]
+    tied = _near_top(ranked)[:MAX_CHOICES]
     return tied if len(tied) > 1 and any(c.distinct > 0 for c in tied) else []
 
 

@@ -68,6 +68,16 @@ def names_path(name: str, path: str) -> bool:
     return path == name or path.endswith("/" + name)
 
 
+async def missing_files(conn: AsyncConnection, text: str) -> list[str]:
+    """Files TEXT names (with an extension) of which no reading is a live workspace object (A8)."""
+    names = readings(mentioned_files(text))
+    if not names:
+        return []
+    found = await existing_paths(conn, list(dict.fromkeys(v for vs in names.values() for v in vs)))
+    return [name for name, variants in names.items()
+            if not any(names_path(v, path) for v in variants for path in found.values())]
+
+
 async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]]:
     """{mentioned name: [rows (task id, kind, status, archived, role, path)]} for the files TEXT names.
 

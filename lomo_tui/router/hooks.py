@@ -26,19 +26,22 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str],
     hints["task_index"]: [{id, title, goal, summary, status, kind, files, language, updated_at, recency,
     retrieved, score, file_match, memory}] — recent tasks first (recency 0 = most recent), then tasks
     found by search or named in the message. hints["mentions"]: {"files": {name: [task ids]},
-    "tasks": [ids], "memory": [[task id, similarity]]}. hints["task_counts"]: {status: n}, only when
-    the message talks about tasks. hints["spent_today"]: today's charges.
+    "tasks": [ids], "memory": [[task id, similarity]], "missing_files": [names no workspace object has]}.
+    hints["task_counts"]: {status: n}, only when the message talks about tasks. hints["spent_today"]:
+    today's charges. A message naming files that do not exist gets a section saying so (A8).
     """
     text = "\n".join(pending)
     mentioned: dict[str, dict[str, Any]] = {}
     files: dict[str, list[str]] = {}
     named: list[str] = []
     remembered: list[tuple[str, float]] = []
+    missing: list[str] = []
     if text.strip():
         for name, rows in (await deterministic.file_bindings(conn, text)).items():
             files[name] = list(dict.fromkeys(r.task_id for r in rows))
             for task_id in files[name]:
                 mentioned.setdefault(task_id, {})["file_match"] = True
+        missing = await deterministic.missing_files(conn, text)
         named = [r.id for r in await deterministic.named_tasks(conn, text) if r.kind != "main"]
         for task_id in named:
             mentioned.setdefault(task_id, {})
@@ -48,7 +51,8 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str],
     entries = await index.build(conn, pending, mentioned=mentioned, similar=similar)
     hints: dict[str, Any] = {
         "task_index": [e.hint() for e in entries],
-        "mentions": {"files": files, "tasks": named, "memory": [list(m) for m in remembered[:index.MENTIONED]]},
+        "mentions": {"files": files, "tasks": named, "memory": [list(m) for m in remembered[:index.MENTIONED]],
+                     "missing_files": missing},
     }
     if TASK_WORDS.search(text):  # "how many tasks…": counting scans the table, so only when asked
         hints["task_counts"] = await index.status_counts(conn)
@@ -58,4 +62,9 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str],
         hints["spent_today"] = await spent_today(conn)
     except Exception:  # noqa: BLE001 — a fact for simple answers, never a reason to fail a step
         pass
-    return [index.render(entries)], hints
+    sections = [index.render(entries)]
+    if missing:  # A8: the creator points at something that is not there — ask rather than guess
+        sections.append("Files the message names that are not in the workspace: "
+                        + ", ".join(missing[:index.MENTIONED])
+                        + ". Unless the message asks to create them, ask with clarify(missing_files=…).")
+    return sections, hints

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError
 
-from ..models.nlu import fts_query, keywords
+from ..models.nlu import fts_query, keywords, subject_keywords
 from ..store import schema as s
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ FILES_PER_TASK = 4
 FILE_CHARS = 60
 SEARCH_TEXT_CHARS = 2000
 QUERY_KEYWORDS = 16  # keywords of the pending text used for search
+SUBJECT_KEYWORDS = 12  # … plus the other languages' words for the subjects it names
 SEARCH_CANDIDATES = 40  # FTS rows scored before the cut
 
 COLUMNS = (s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.title, s.tasks.c.goal, s.tasks.c.summary,
@@ -131,8 +132,11 @@ async def rows_by_id(conn: AsyncConnection, ids: Iterable[str]) -> dict[str, Any
 
 async def search(conn: AsyncConnection, query_text: str, limit: int = RETRIEVED,
                  exclude: Iterable[str] = ()) -> list[tuple[Any, float]]:
-    """Older tasks whose keywords match QUERY_TEXT, best first, as (row, relevance in [0, 1])."""
+    """Older tasks whose keywords match QUERY_TEXT, best first, as (row, relevance in [0, 1]). The subjects
+    the text names count in every language ("hotpot posters" also searches "火锅"), so a task the creator
+    wrote in another language is found too."""
     words = keywords(query_text)[:QUERY_KEYWORDS]
+    words += [w for w in subject_keywords(query_text, SUBJECT_KEYWORDS) if w not in words]
     if not words:
         return []
     skip = set(exclude)

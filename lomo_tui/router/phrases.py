@@ -31,6 +31,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "ja": "そのタスクが見つかりません。このメッセージで新しいタスクを始めますか、それともキャンセルしますか？",
         "ru": "Не могу найти эту задачу. Начать новую задачу с этим сообщением или отменить?",
     },
+    "missing_file": {
+        "en": "I can't find {files} in the workspace. Send your message to a task anyway, start a new task, or cancel?",
+        "zh": "工作区里找不到 {files}。仍然把消息交给某个任务、新建一个任务，还是取消？",
+        "ja": "ワークスペースに {files} が見つかりません。それでもタスクに送りますか、新しいタスクにしますか、"
+              "それともキャンセルしますか？",
+        "ru": "Не нахожу {files} в рабочей папке. Всё равно отправить сообщение в задачу, начать новую или отменить?",
+    },
     "opt_task": {"en": "“{title}”", "zh": "“{title}”", "ja": "「{title}」", "ru": "«{title}»"},
     "opt_add": {"en": "Add to “{title}”", "zh": "加到“{title}”", "ja": "「{title}」に追加",
                 "ru": "Добавить к «{title}»"},

@@ -88,11 +88,7 @@ def _status_word(row: Any, lang: str) -> str:
 
 async def _missing_files(conn: Any, words: str) -> list[str]:
     """Files the message names that are not (or no longer) in the workspace (A8)."""
-    missing = []
-    for name, variants in deterministic.readings(deterministic.mentioned_files(words)).items():
-        if not await deterministic.existing_paths(conn, variants):
-            missing.append(name)
-    return missing
+    return await deterministic.missing_files(conn, words)
 
 
 # ---- choices ------------------------------------------------------------------------------------
@@ -213,12 +209,14 @@ def register(reg: Registry) -> None:
 
     @tool(reg, "clarify", "Ask the creator which task a message is for, when more than one fits (or none "
           "clearly does). Lists the candidate tasks and “a new task”; the message is delivered as they choose "
-          "and the choice is remembered for similar messages.",
+          "and the choice is remembered for similar messages. missing_files: workspace files the message refers "
+          "to that do not exist (A8) — the card then says so and offers to cancel.",
           obj({"task_ids": {"type": "array", "items": STR}, "question": STR, "new_title": STR,
-               "new_kind": {"type": "string", "enum": list(KINDS)}}, ["task_ids"]),
+               "new_kind": {"type": "string", "enum": list(KINDS)},
+               "missing_files": {"type": "array", "items": STR}}, ["task_ids"]),
           side_effect="gate", idempotent=True, kinds=MAIN, ends_turn=True)
     async def clarify(ctx: ToolContext, task_ids: list[str], question: str = "", new_title: str = "",
-                      new_kind: str = "persistent") -> Any:
+                      new_kind: str = "persistent", missing_files: list[str] | None = None) -> Any:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
         lang = detect_language(words)
@@ -229,10 +227,19 @@ def register(reg: Registry) -> None:
                 row = await _task(conn, str(task_id))
                 if row is not None and row.kind != "main":
                     candidates.append(row)
+            # only names the message holds and the workspace lacks (the model's word is not enough)
+            claimed = {str(f).strip("./") for f in missing_files or []}
+            absent = deterministic.readings(await _missing_files(conn, words))
+            missing = [name for name, variants in absent.items() if claimed & {name, *variants}]
         if gate is None:
             actions = [_send_action(row, lang) for row in candidates[:MAX_CHOICES]]
             actions.append(_new_action(lang, title=index.clip(new_title, 120) or _title_from(words),
                                        kind=new_kind if new_kind in KINDS else "persistent"))
-            gate = await _ask(ctx, reason="ambiguous", question=question or say("which_task", lang), actions=actions,
-                              lang=lang, words=words)
+            if missing:
+                actions.append(_cancel_action(lang))
+                gate = await _ask(ctx, reason="missing", lang=lang, words=words, actions=actions,
+                                  question=say("missing_file", lang, files=", ".join(missing[:MAX_CHOICES])))
+            else:
+                gate = await _ask(ctx, reason="ambiguous", question=question or say("which_task", lang),
+                                  actions=actions, lang=lang, words=words)
         return await _settle(ctx, gate)

@@ -8,7 +8,15 @@ from __future__ import annotations
 from .answer import answer_simple
 from .arith import safe_eval
 from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify, media_kinds
-from .matching import fts_query, is_generic, keywords, similarity
+from .matching import (
+    fts_query,
+    is_generic,
+    keywords,
+    similarity,
+    subject_keywords,
+    subject_patterns,
+    subjects,
+)
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, make_brief, make_checklist
 from .text import detect_language, file_name_variants, find_files, normalise
@@ -16,4 +24,4 @@ from .text import detect_language, file_name_variants, find_files, normalise
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "answer_simple",
            "classify", "detect_language", "file_name_variants", "find_files", "fts_query", "is_generic",
            "keywords", "make_brief", "make_checklist", "media_kinds", "normalise", "phrase", "safe_eval",
-           "similarity"]
+           "similarity", "subject_keywords", "subject_patterns", "subjects"]

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from .arith import extract_expression, format_number, safe_eval
-from .intent import Intent
+from .intent import Intent, courtesy_kinds
 from .phrases import phrase
 from .text import normalise
 
@@ -96,7 +96,11 @@ def answer_simple(text: str, intent: Intent, facts: Mapping[str, Any]) -> str | 
     (facts["spent_today"], facts["daily_cap"]) and task counts (facts["tasks"]), in the creator's
     language; None when the message needs a real model."""
     lang = intent.language
-    if intent.act in ("greeting", "thanks", "help"):
+    if intent.act in ("greeting", "thanks"):
+        kinds, _ = courtesy_kinds(normalise(text), lang)
+        kind = next((k for k in ("thanks", "praise", "farewell", "greeting", "chat", "ack") if k in kinds), intent.act)
+        return phrase(kind, lang)
+    if intent.act == "help":
         return phrase(intent.act, lang)
     if intent.act != "question":
         return None

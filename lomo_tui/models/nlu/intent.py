@@ -57,6 +57,7 @@ class Intent:
     size: str | None = None  # "WxH" from "1024x768", "16:9", "square"
     constraints: list[str] = field(default_factory=list)  # the creator's own limits ("no text", "16:9")
     text: str = ""  # the message as written
+    interrogative: bool = False  # a question asking for information ("how do I…?", "短片多长合适？"), not a request
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def _subject_cuts(lang: str, mode: str) -> re.Pattern[str]:
 def _lead_fillers(lang: str) -> re.Pattern[str] | None:
     words = L.LEAD_FILLERS.get(lang, ()) + (L.LEAD_FILLERS["en"] if lang != "en" else ())
     rx = compile_entries(words)
-    return re.compile(rf"^(?:[\s,.!:;-]*(?:{rx.pattern}))*[\s,.!:;-]*") if rx else None
+    return re.compile(rf"^(?:[\s,.!:;\-—–…]*(?:{rx.pattern}))*[\s,.!:;\-—–…]*") if rx else None
 
 
 # --- pieces ---------------------------------------------------------------------------------
@@ -293,6 +294,8 @@ def _control(norm: str, lang: str) -> tuple[str, re.Match[str]] | None:
     """A control act: en/ru verbs must open the message; zh/ja ones may stand anywhere unless
     negated or preceded by a creation verb ("画一个停止标志" is a drawing)."""
     if is_cjk(lang):
+        if _question_lead(norm, lang) and re.search(r"(?:[?？]|か|吗|呢)\s*$", norm):
+            return None  # "怎么删除一个任务？" asks how, it deletes nothing
         create = find(L.GEN, "create", lang, norm)
         negation = compile_entries(L.NEGATION[lang])
         for act in _CONTROL_ORDER:
@@ -307,8 +310,8 @@ def _control(norm: str, lang: str) -> tuple[str, re.Match[str]] | None:
     for act in _CONTROL_ORDER:
         rx = compile_entries(entries_for(L.CONTROL, act, lang))
         m = rx.match(norm, offset) if rx else None
-        if m:
-            return act, m
+        if m and not (act == "continue" and _has(L.GEN, "create_only", lang, norm[m.end():])):
+            return act, m  # "next, draw a fox in the snow" is a new piece, not "continue"
     return None
 
 
@@ -335,6 +338,7 @@ def _edit_lead(norm: str, lang: str) -> bool:
         return False
     if is_cjk(lang):
         return _has(L.GEN, "edit_lead", lang, norm)
+    norm = courtesy_kinds(norm, lang)[1]  # "nice — now add the date" leads with its edit
     fillers = _lead_fillers(lang)
     lead = fillers.match(norm) if fillers else None
     rx = compile_entries(entries_for(L.GEN, "edit_lead", lang))
@@ -346,6 +350,92 @@ def _question_lead(norm: str, lang: str) -> bool:
     fillers = _lead_fillers(lang)
     text = (fillers.sub("", norm, count=1) if fillers else norm).strip()
     return _has(L.QUESTION, "lead", lang, text) and not _has(L.QUESTION, "request", lang, norm.strip())
+
+
+_COURTESY_KINDS = (("greeting", L.ACTS), ("thanks", L.ACTS), ("praise", L.COURTESY), ("ack", L.COURTESY),
+                   ("farewell", L.COURTESY), ("chat", L.COURTESY))
+_COURTESY_LEFTOVER = 8  # words (en/ru) or character pairs (zh/ja) thanks or praise may say besides
+_COURTESY_LEFTOVER_COOL = 2  # … and a greeting, a goodbye or an "ok" ("ok, with a hat" is an instruction)
+# a new piece after the courtesy: "thanks! now a giraffe in a scarf", "great. another one with a hat"
+_INDEFINITE_EN = LazyRe(r"(?:^|[,.;:!?]\s*|\b(?:now|next|then|and|also|just)\s+)(?:an?|another|some|one more)\s+[a-z]")
+_DEFINITE_EN = LazyRe(r"\b(?:the|this|that|these|those|my|our|your|its|their|all)\s+(?:[\w'-]+\s+){0,3}$")
+
+
+def courtesy_kinds(norm: str, lang: str) -> tuple[set[str], str]:
+    """The kinds of courtesy in NORM ("greeting", "thanks", "praise", "ack", "farewell", "chat"), and the
+    text with those phrases blanked."""
+    kinds: set[str] = set()
+    rest = norm
+    for kind, table in _COURTESY_KINDS:
+        for m in find_all(table, kind, lang, rest):
+            if m.end() > m.start():
+                kinds.add(kind)
+                rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]
+    return kinds, rest
+
+
+def _instructs(rest: str, lang: str, warm: bool) -> bool:
+    """Does what a courteous message says besides its courtesy carry an instruction? A creation or edit
+    verb, a revision marker, a question, a count or a new piece ("great, now make it bigger", "谢谢，再来一张",
+    "ありがとう、もう少し明るく", "спасибо, добавь логотип"). WARM (thanks or praise) lets the work be named
+    ("thanks for the posters", "love the warm colours"); a bare greeting or "ok" does not."""
+    if re.search(r"[?？]", rest) and (_has(L.QUESTION, "open", lang, rest)
+                                      or _has(L.QUESTION, "lead", lang, rest.strip())):
+        return True
+    create = "create_only" if is_cjk(lang) else "create"
+    if any(_has(L.GEN, c, lang, rest) for c in (create, "revise_strong", "revise", "degree")):
+        return True
+    if _edits(rest, lang) or _edit_lead(rest, lang) or _NEW_THING[lang].search(rest) or _NODES.search(rest):
+        return True
+    if lang == "en" and _INDEFINITE_EN.search(rest.strip()):
+        return True
+    mentions = _mentions(rest, lang)
+    if not warm:
+        return bool(mentions or find_styles(rest, lang) or re.search(r"\d", rest)
+                    or find_count(rest, lang) is not None or find_seconds(rest, lang, True)[0] is not None)
+    if lang == "en":  # "thanks for the posters" names the work; "great poster for my gym" asks for one
+        return any(not _DEFINITE_EN.search(rest[:m.start]) for m in mentions)
+    return find_count(rest, lang) is not None  # "素敵！次はパンダのイラストを一枚"
+
+
+def _courtesy(norm: str, lang: str) -> str | None:
+    """"greeting" or "thanks" when the message is courtesy only — greetings, goodbyes, thanks, praise of the
+    work, acknowledgements — with no instruction besides; None otherwise."""
+    if not re.search(r"\w", norm):  # "👍", "!!", "…"
+        return "thanks"
+    kinds, rest = courtesy_kinds(norm, lang)
+    warm = bool(kinds & {"thanks", "praise"})
+    if not kinds or _leftover(rest, lang) > (_COURTESY_LEFTOVER if warm else _COURTESY_LEFTOVER_COOL):
+        return None
+    if _instructs(rest, lang, warm):
+        return None
+    return "thanks" if kinds - {"greeting", "farewell", "chat"} else "greeting"
+
+
+def _then_asks(norm: str, lang: str) -> bool:
+    """After the question, an instruction: "why is the clip so short? make it 10 seconds",
+    "毕业短片为什么这么短？改成45秒", "почему трейлер такой длинный? сократи до 20 секунд"."""
+    parts = re.split(r"[?？]", norm, maxsplit=1)
+    tail = parts[1] if len(parts) > 1 else ""
+    if not re.search(r"\w", tail):
+        return False
+    create = "create_only" if is_cjk(lang) else "create"
+    return any(_has(L.GEN, c, lang, tail) for c in (create, "revise_strong")) or _edits(tail, lang) \
+        or _edit_lead(tail, lang) or bool(_NEW_THING[lang].search(tail))
+
+
+def _open_question(norm: str, lang: str) -> bool:
+    """A sentence that ends as a question and holds an interrogative word anywhere ("短片一般多长比较合适？",
+    "蓝色和什么颜色搭配好看？", "カフェラテとカプチーノの違いは何ですか？") asks for information — unless it is
+    a polite request or asks for a change or a creation ("能把海报调亮一点吗？", "can you make it bluer?")."""
+    ends = re.search(r"[?？]\s*$", norm) or (lang == "zh" and re.search(r"[吗呢]\s*$", norm))
+    if not ends or not _has(L.QUESTION, "open", lang, norm):
+        return False
+    if _has(L.QUESTION, "request", lang, norm.strip()):
+        return False
+    return not (_has(L.GEN, "create_only", lang, norm) or _has(L.GEN, "revise_strong", lang, norm)
+                or _has(L.GEN, "degree", lang, norm) or _edits(norm, lang) or _edit_lead(norm, lang)
+                or _NEW_THING[lang].search(norm))
 
 
 # --- classify -------------------------------------------------------------------------------
@@ -394,13 +484,17 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     if not making and extract_expression(norm, lang) is not None:
         it.act, it.topic = "question", "math"
         return
+    courtesy = _courtesy(norm, lang)  # "looks great, thanks!", "谢谢，辛苦了", "спасибо, супер"
+    if courtesy:
+        it.act = courtesy
+        return
     for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
         m = find(L.ACTS, act, lang, norm)
         if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
             it.act = act
             return
-    if _question_lead(norm, lang):
-        it.act = "question"
+    if (_question_lead(norm, lang) or _open_question(norm, lang)) and not _then_asks(norm, lang):
+        it.act, it.interrogative = "question", True
         return
     has_flow = _has(L.GEN, "flow", lang, norm) or any(f.endswith(".flow.json") for f in it.files)
     if has_flow and (_has(L.GEN, "edit", lang, norm) or _nodes(norm)):

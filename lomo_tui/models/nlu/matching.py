@@ -5,8 +5,8 @@ import re
 from functools import cache
 
 from .intent import find_styles
-from .lexicon import CJK_STOPCHARS, GENERIC_WORDS, MEDIA, STOPWORDS
-from .text import LazyRe, detect_language, find, normalise
+from .lexicon import CJK_STOPCHARS, GENERIC_WORDS, LANGS, MEDIA, STOPWORDS, SUBJECTS
+from .text import LazyRe, compile_entries, detect_language, find, normalise
 
 _TOKEN = LazyRe(r"[a-z0-9']+|[а-я0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 _CJK_SPLIT = LazyRe("[\u3040-\u309f" + "".join(sorted(CJK_STOPCHARS)) + "]+")
@@ -124,3 +124,47 @@ def similarity(a: str, b: str) -> float:
     keys = fa.keys() | fb.keys()
     shared = sum(min(fa.get(k, 0.0), fb.get(k, 0.0)) for k in keys)
     return shared / sum(max(fa.get(k, 0.0), fb.get(k, 0.0)) for k in keys)
+
+
+# ---- subjects across languages ------------------------------------------------------------------------------
+@cache
+def subject_patterns() -> dict[str, re.Pattern[str]]:
+    """{subject: regex over normalised text in any language} ("lighthouse" matches "灯塔", "маяками")."""
+    out = {}
+    for name, words in SUBJECTS.items():
+        rx = compile_entries(tuple(w for lang in LANGS for w in words.get(lang, ())))
+        if rx is not None:
+            out[name] = rx
+    return out
+
+
+def subjects(text: str) -> list[str]:
+    """The subjects (SUBJECTS keys) TEXT is about, in order of appearance."""
+    norm = normalise(text)
+    found = [(m.start(), name) for name, rx in subject_patterns().items() if (m := rx.search(norm))]
+    return [name for _, name in sorted(found)]
+
+
+@cache
+def _subject_terms(name: str) -> tuple[str, ...]:
+    terms: dict[str, None] = {}
+    for lang in LANGS:
+        for word in SUBJECTS[name].get(lang, ()):
+            if word.startswith("re:"):
+                continue
+            found = keywords(word.rstrip("*"))
+            if len(found) == 1 or (found and found[0][0] >= "\u3040"):  # "灯塔", "маяк", the bigrams of
+                terms.update(dict.fromkeys(found))  # "猫头鹰" — not "hot" + "pot"
+    return tuple(terms)
+
+
+def subject_keywords(text: str, limit: int = 12) -> list[str]:
+    """Search keywords for the subjects TEXT is about, in every language, that TEXT itself lacks: "hotpot
+    posters" -> ["火锅", …], so a task written in another language can be found by keyword (A6)."""
+    own = set(keywords(text))
+    out: dict[str, None] = {}
+    for name in subjects(text):
+        for term in _subject_terms(name):
+            if term not in own:
+                out.setdefault(term)
+    return list(out)[:limit]

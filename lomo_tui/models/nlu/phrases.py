@@ -15,6 +15,30 @@ PHRASES: dict[str, dict[str, str]] = {
         "ja": "どういたしまして！",
         "ru": "Пожалуйста!",
     },
+    "praise": {
+        "en": "Glad you like it!",
+        "zh": "很高兴你喜欢！",
+        "ja": "気に入ってもらえてよかったです！",
+        "ru": "Рад, что нравится!",
+    },
+    "ack": {
+        "en": "OK.",
+        "zh": "好的。",
+        "ja": "了解です。",
+        "ru": "Хорошо.",
+    },
+    "chat": {
+        "en": "I'm here whenever you want to make something.",
+        "zh": "我一直在，想做点什么随时说。",
+        "ja": "いつでもどうぞ。作りたいものがあれば言ってください。",
+        "ru": "Я здесь — скажите, когда захотите что-нибудь сделать.",
+    },
+    "farewell": {
+        "en": "See you! Your tasks keep going while you're away.",
+        "zh": "回头见！你离开时任务会继续进行。",
+        "ja": "またね！離れている間もタスクは進みます。",
+        "ru": "До встречи! Задачи продолжат работу, пока вас нет.",
+    },
     "help": {
         "en": "I'm Lomo, a creative studio in your terminal. Ask for a picture, a clip, a 3D object, "
               "audio or a document and I'll make it; bigger goals (a poster series, a storyboard, a flow "
