@@ -57,7 +57,7 @@ from lomo_tui.workspace.objects import Workspace  # noqa: E402
 # ---- data -------------------------------------------------------------------------------------------
 def load(split: str) -> list[dict[str, Any]]:
     names = {"dev": ["dev"], "heldout": ["heldout"], "heldout2": ["heldout2"], "heldout3": ["heldout3"],
-             "all": ["dev", "heldout", "heldout2", "heldout3"]}[split]
+             "heldout4": ["heldout4"], "all": ["dev", "heldout", "heldout2", "heldout3", "heldout4"]}[split]
     out = []
     for name in names:
         for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
@@ -356,15 +356,15 @@ async def evaluate(split: str = "all", model: str = "lomo/local", convs: list[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="lomo/local")
-    parser.add_argument("--split", choices=("dev", "heldout", "heldout2", "heldout3", "all"), default="all")
+    parser.add_argument("--split", choices=("dev", "heldout", "heldout2", "heldout3", "heldout4", "all"), default="all")
     parser.add_argument("--conv", action="append", help="only this conversation (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every wrong turn")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     results = asyncio.run(evaluate(args.split, args.model, args.conv))
-    halves = ([h for h in ("dev", "heldout", "heldout2", "heldout3") if any(r.split == h for r in results)]
-              if args.split == "all" else [args.split])
+    splits = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+    halves = [h for h in splits if any(r.split == h for r in results)] if args.split == "all" else [args.split]
     out = {half: metrics([r for r in results if r.split == half]) for half in halves}
     if args.json:
         print(json.dumps({"model": args.model, "metrics": out, "turns": [r.row() for r in results]},
