@@ -784,3 +784,34 @@ def test_subjects_meet_across_languages() -> None:
     assert subjects("carry the card") == []  # whole words only
     found = subject_keywords("hotpot posters from last month")
     assert "火锅" in found and "hotpot" not in found  # the other languages' words, not the message's own
+
+
+@pytest.mark.parametrize("text", [
+    "make a version in orange", "now make a longer one", "a bigger variant please", "draw it with a hat",
+    "same but at night", "画成水彩风格", "把它画成水彩风格", "それを水彩で描いて", "ペンギンを描き直して",
+    "нарисуй её в шляпе", "перерисуй в акварели",
+])
+def test_making_the_piece_just_made_over_again_is_a_revision(text: str) -> None:
+    assert classify(text).act == "revise", text
+
+
+@pytest.mark.parametrize("text", [
+    "draw a cute owl", "a cute cat sticker", "make another poster of a fox", "画一只可爱的狐狸",
+    "可爱的猫咪贴纸一张", "нарисуй милую лису",
+])
+def test_new_pieces_stay_new_pieces(text: str) -> None:
+    assert classify(text).act == "one_shot", text
+
+
+@pytest.mark.parametrize("text", [
+    "this is so cute", "adorable!", "I love owls", "好可爱", "かわいい！", "какая милота", "I'm so tired today",
+    "я сегодня так устал",
+])
+def test_praise_and_small_talk_after_a_piece_is_courtesy(text: str) -> None:
+    assert classify(text).act in ("thanks", "greeting"), text
+
+
+@pytest.mark.parametrize("text", ["so cute, now make it bigger", "I'm so tired, redo it in blue",
+                                  "かわいい！もう少し暗くして", "мило, сделай его зелёным"])
+def test_courtesy_with_an_edit_is_still_a_revision(text: str) -> None:
+    assert classify(text).act == "revise", text

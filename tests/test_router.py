@@ -595,3 +595,39 @@ async def test_search_finds_an_old_task_written_in_another_language(lomo: LomoEn
         assert hotpot in found
     finally:
         await rt.close()
+
+
+OWL_NOW = {"title": "Owl reading by candlelight", "goal": "draw an owl reading by candlelight", "age_h": 0.05}
+JAZZ_NIGHT = {"title": "Jazz night poster", "goal": "Poster for the Blue Note jazz night", "age_h": 4}
+
+
+def test_a_pronoun_right_after_a_one_shot_goes_to_it_not_to_a_task_sharing_one_word() -> None:
+    owl = ("send_to_task", OWL_NOW["title"])
+    assert local_route("same but at night", OWL_NOW, JAZZ_NIGHT) == owl  # "night" is in the jazz title
+    assert local_route("redo it in blue", OWL_NOW, JAZZ_NIGHT) == owl  # "Blue Note" is in the jazz goal
+    # naming the other task still reaches it
+    assert local_route("make the jazz night poster darker", OWL_NOW, JAZZ_NIGHT) == ("send_to_task", JAZZ_NIGHT["title"])
+    assert local_route("put it on the jazz poster too", OWL_NOW, JAZZ_NIGHT) == ("send_to_task", JAZZ_NIGHT["title"])
+    # nothing was just made: the shared word decides as before
+    assert local_route("same but at night", dict(OWL_NOW, age_h=6), JAZZ_NIGHT) == \
+        ("send_to_task", JAZZ_NIGHT["title"])
+
+
+def test_making_a_one_shot_over_again_is_a_follow_up_not_a_new_one_shot() -> None:
+    owl = ("send_to_task", OWL_NOW["title"])
+    for text in ("make a version in orange", "draw it with a hat", "now make a bigger one"):
+        assert local_route(text, OWL_NOW, JAZZ_NIGHT) == owl, text
+    fox = {"title": "戴眼镜的狐狸", "goal": "画一只戴眼镜的狐狸", "age_h": 0.05}
+    assert local_route("画成水彩风格", fox, JAZZ_NIGHT) == ("send_to_task", fox["title"])
+    fox_ru = {"title": "Лиса в шарфе", "goal": "нарисуй лису в шарфе", "age_h": 0.05}
+    assert local_route("нарисуй её в шляпе", fox_ru, JAZZ_NIGHT) == ("send_to_task", fox_ru["title"])
+    pen = {"title": "本を読むペンギン", "goal": "本を読むペンギンのイラストを描いて", "age_h": 0.05}
+    assert local_route("それを水彩で描いて", pen, JAZZ_NIGHT) == ("send_to_task", pen["title"])
+    # a new piece is still new
+    assert local_route("draw a fox in a scarf", OWL_NOW, JAZZ_NIGHT) == ("create_task", "lightweight")
+    assert local_route("make a poster for the bake sale", OWL_NOW, JAZZ_NIGHT)[0] == "create_task"
+
+
+def test_praise_and_small_talk_right_after_a_one_shot_are_answered() -> None:
+    for text in ("this is so cute", "I love owls", "かわいい！", "какая милота", "I'm so tired today"):
+        assert local_route(text, OWL_NOW, JAZZ_NIGHT)[0] == "answer", text

@@ -57,7 +57,7 @@ FILE_EXT = re.compile(r"\.(?:flow\.json|[a-z0-9]{1,5})$", re.I)
 
 # Small cue lists of the Router's own (the language layer's Intent does not expose them).
 _DEICTIC = {  # the creator points at something that exists: "that one", "那个", "その", "его"
-    "en": r"\b(?:that|this|those|these|it|them|previous|last|earlier)\b",
+    "en": r"\b(?:that|this|those|these|it|them|previous|last|earlier|same)\b",
     "zh": r"那|这|之前|上次|刚才|刚刚|原来|它",
     "ja": r"その|あの|この|さっき|前に|以前|前回",
     "ru": r"(?<![а-я])(?:это|этот|эту|тот|ту|та|его|её|их|прошл[а-я]*|предыдущ[а-я]*)(?![а-я])",
@@ -76,6 +76,21 @@ _FRESH = {  # the creator asks for a new piece: a creation verb with an indefini
           r"|^(?:再来)?[一二两三四五六七八九十几][只张个幅套份段首支部件组]|新的",
     "ja": r"一枚|一つ|一匹|一本|一曲|新しい|新規|を描いて|を作って|を生成|を一",
     "ru": r"(?<![а-я])(?:нарисуй|сгенерируй|создай|придумай|сочини|сними|новую|новый|новое|новые)(?![а-я])",
+}
+_REDO = {  # a creation verb or an indefinite object that names the piece just made over again ("make a version
+    # in orange", "now make a longer one", "draw it with a hat", "把它画成水彩", "それを水彩で描いて", "нарисуй её в шляпе")
+    "en": r"\b(?:an?|new|different)\s+(?:[a-z-]+\s+)?(?:version|variant|variation|take)\b"
+          r"|\ban?\s+(?:(?!(?:an)?other\b)[a-z]+er|(?:more|less)\s+[a-z]+)\s+one\b"
+          r"|\b(?:draw|paint|render|redraw|repaint|sketch|illustrate|animate|make|do|give)\s+(?:it|them)\b",
+    "zh": r"把(?:它|它们)|(?<![计計规規策])(?:画|渲染)成",
+    "ja": r"(?:それ|これ|あれ)を|描き直|作り直",
+    "ru": r"(?<![а-я])(?:нарисуй|перерисуй|сгенерируй|создай|изобрази|сделай)\s+(?:его|ее|их)(?![а-я])|перерисуй",
+}
+_PRONOUN = {  # an object pronoun for the piece itself ("make IT orange", "same but …", "把它…", "それを…", "сделай ЕГО …")
+    "en": r"\b(?:it|them|same)\b",
+    "zh": r"它",
+    "ja": r"それ|これ",
+    "ru": r"(?<![а-я])(?:его|ее|их)(?![а-я])",
 }
 _EDIT = {  # an edit of something that exists ("make X bigger", "把…改成…", "…を大きくして", "сделай фон тёмным")
     "en": r"\b(?:change|replace|swap|switch|move|remove|shorten|lengthen|enlarge|shrink|fix|adjust|tweak|recolou?r|"
@@ -484,7 +499,7 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(target)
 
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
-    fresh_cue = _cue(_FRESH, lang, text)
+    fresh_cue = _cue(_FRESH, lang, text) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
     more = _cue(_MORE, lang, text)
     best = _clear_best(cands)
@@ -530,6 +545,13 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(best)
     if fresh_cue and not deictic and not edit and intent.act not in CONTROL_ACTS:
         return _create(intent, text, lang, "lightweight")
+    if best is not None and _cue(_PRONOUN, lang, text) and not _strong(best, text):
+        # "same but at night" / "redo it in blue" right after an owl picture was made is about the owl, even
+        # though another task's title has "night" or its goal "Blue Note": a pronoun points at the piece just
+        # made or discussed more surely than one word another task happens to share.
+        just = _just_now(cands, hints)
+        if just is not None and just is not best:
+            return _send(just)
     if best is not None:
         return _send(best)
     if tied:
@@ -625,6 +647,22 @@ def _duplicates(cands: list[Candidate], text: str) -> list[tuple[Candidate, floa
             found.append((c, value))
     found.sort(key=lambda x: -x[1])
     return found[:MAX_CHOICES]
+
+
+def _just_now(cands: list[Candidate], hints: dict[str, Any]) -> Candidate | None:
+    """The task the creator was working on a moment ago: the most recent, if active within JUST_NOW."""
+    recent = sorted((c for c in cands if c.recency is not None and c.usable), key=lambda c: c.recency)
+    now = _now(hints)
+    if not recent or now is None or now - recent[0].updated_at > JUST_NOW:
+        return None
+    return recent[0]
+
+
+def _strong(c: Candidate, text: str) -> bool:
+    """Evidence that names candidate C itself, not a word it happens to share: a file, route memory, its
+    whole title, the deliverable it makes, or more than one distinctive word."""
+    return c.file_match or c.memory > 0 or bool(c.kind_match) or _titled(c.title, normalise(text)) \
+        or c.distinct >= 1.5
 
 
 def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any], intent: Any, text: str,

@@ -356,6 +356,7 @@ _COURTESY_KINDS = (("greeting", L.ACTS), ("thanks", L.ACTS), ("praise", L.COURTE
                    ("farewell", L.COURTESY), ("chat", L.COURTESY))
 _COURTESY_LEFTOVER = 8  # words (en/ru) or character pairs (zh/ja) thanks or praise may say besides
 _COURTESY_LEFTOVER_COOL = 2  # … and a greeting, a goodbye or an "ok" ("ok, with a hat" is an instruction)
+_COURTESY_LEFTOVER_CHAT = 4  # … and small talk about the creator's day ("I'm so tired today", "я сегодня так устал")
 # a new piece after the courtesy: "thanks! now a giraffe in a scarf", "great. another one with a hat"
 _INDEFINITE_EN = LazyRe(r"(?:^|[,.;:!?]\s*|\b(?:now|next|then|and|also|just)\s+)(?:an?|another|some|one more)\s+[a-z]")
 _DEFINITE_EN = LazyRe(r"\b(?:the|this|that|these|those|my|our|your|its|their|all)\s+(?:[\w'-]+\s+){0,3}$")
@@ -405,7 +406,8 @@ def _courtesy(norm: str, lang: str) -> str | None:
         return "thanks"
     kinds, rest = courtesy_kinds(norm, lang)
     warm = bool(kinds & {"thanks", "praise"})
-    if not kinds or _leftover(rest, lang) > (_COURTESY_LEFTOVER if warm else _COURTESY_LEFTOVER_COOL):
+    limit = _COURTESY_LEFTOVER if warm else _COURTESY_LEFTOVER_CHAT if "chat" in kinds else _COURTESY_LEFTOVER_COOL
+    if not kinds or _leftover(rest, lang) > limit:
         return None
     if _instructs(rest, lang, warm):
         return None
