@@ -815,3 +815,39 @@ def test_praise_and_small_talk_after_a_piece_is_courtesy(text: str) -> None:
                                   "かわいい！もう少し暗くして", "мило, сделай его зелёным"])
 def test_courtesy_with_an_edit_is_still_a_revision(text: str) -> None:
     assert classify(text).act == "revise", text
+
+
+@pytest.mark.parametrize("text", [
+    "whats the tallest mountain in europe", "hows a storyboard different from a shot list", "wheres the export folder",
+    "上海到杭州多远", "一米等于多少厘米", "这个软件叫什么",
+])
+def test_questions_typed_without_a_question_mark_or_an_apostrophe_are_questions(text: str) -> None:
+    intent = classify(text)
+    assert (intent.act, intent.interrogative) == ("question", True), text
+
+
+@pytest.mark.parametrize("text", ["把海报的标题改大一点", "视频剪短到十秒", "把标题放大"])
+def test_chinese_edits_without_an_interrogative_are_not_questions(text: str) -> None:
+    assert classify(text).act == "revise", text
+
+
+@pytest.mark.parametrize("text, value", [
+    ("whats 20% of 150", "30"), ("what is 12.5% of 80?", "10"), ("сколько будет 10% от 250", "25"),
+    ("300的20%是多少", "60"),
+])
+def test_percent_of_is_arithmetic(text: str, value: str) -> None:
+    intent = classify(text)
+    assert (intent.act, intent.topic) == ("question", "math"), text
+    assert value in (answer_simple(text, intent, FACTS) or ""), text
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("gnight", "farewell"), ("ttyl", "farewell"), ("お疲れ", "thanks"), ("доброй ночи", "farewell"),
+])
+def test_short_goodbyes_and_thanks_are_courtesy(text: str, kind: str) -> None:
+    from lomo_tui.models.nlu import normalise
+    from lomo_tui.models.nlu.intent import courtesy_kinds
+
+    intent = classify(text)
+    assert intent.act in ("greeting", "thanks"), text  # the Main thread answers it
+    assert kind in courtesy_kinds(normalise(text), intent.language)[0], text

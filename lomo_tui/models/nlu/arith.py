@@ -19,6 +19,8 @@ _MAX_ABS = 1e300
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "−": "-"})
 _CANDIDATE = LazyRe(r"[\d.\s()+\-*/%]+")
 _BINARY_OP = LazyRe(r"(?:\d|\))\s*(?:\*\*|[-+*/%])\s*(?:\d|\(|-)")
+_PERCENT_OF = LazyRe(r"(?P<p>\d+(?:\.\d+)?)\s*%\s*(?:of|от|из)\s+(?P<n>\d+(?:\.\d+)?)")
+_OF_PERCENT = LazyRe(r"(?P<n>\d+(?:\.\d+)?)\s*(?:的|の)\s*(?P<p>\d+(?:\.\d+)?)\s*[%％]")
 _PUNCT = LazyRe(r"[\s?？=＝!！.。,，:：、]+")
 
 
@@ -65,6 +67,8 @@ def extract_expression(text: str, lang: str) -> str | None:
     """The arithmetic expression a message asks about, when that is all it asks ("what is 12*7?",
     "3加4等于几", "сколько будет 2+2"); None when other words remain ("3-4 posters")."""
     t = text.translate(_SYMBOLS).replace("^", "**")
+    t = _PERCENT_OF.sub(lambda m: f" ({m['p']} / 100 * {m['n']}) ", t)  # "15% of 240", "15% от 240"
+    t = _OF_PERCENT.sub(lambda m: f" ({m['p']} / 100 * {m['n']}) ", t)  # "240的15%"
     for lg in dict.fromkeys((lang, "en")):
         for word, symbol in MATH_OPERATORS.get(lg, ()):
             t = re.sub(rf"(?<=[\d)\s]){re.escape(word)}(?=[\s\d(-])", f" {symbol} ", t)

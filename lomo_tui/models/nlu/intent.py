@@ -426,11 +426,18 @@ def _then_asks(norm: str, lang: str) -> bool:
         or _edit_lead(tail, lang) or bool(_NEW_THING[lang].search(tail))
 
 
+# Chinese often drops the question mark: a sentence that ends on an interrogative ("一公斤等于多少斤",
+# "北京到上海大概多远", "现在几点") is still a question.
+_ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|几|什么|怎么样|哪[里儿个些]?|谁)"
+                         r"[\u4e00-\u9fff]{0,2}\s*[。.!！]*\s*$")
+
+
 def _open_question(norm: str, lang: str) -> bool:
     """A sentence that ends as a question and holds an interrogative word anywhere ("短片一般多长比较合适？",
     "蓝色和什么颜色搭配好看？", "カフェラテとカプチーノの違いは何ですか？") asks for information — unless it is
     a polite request or asks for a change or a creation ("能把海报调亮一点吗？", "can you make it bluer?")."""
-    ends = re.search(r"[?？]\s*$", norm) or (lang == "zh" and re.search(r"[吗呢]\s*$", norm))
+    ends = re.search(r"[?？]\s*$", norm) or (lang == "zh" and (re.search(r"[吗呢]\s*$", norm)
+                                                          or _ZH_ASKS_AT_END.search(norm)))
     if not ends or not _has(L.QUESTION, "open", lang, norm):
         return False
     if _has(L.QUESTION, "request", lang, norm.strip()):

@@ -105,7 +105,7 @@ ACTS: Table = {
                "many thanks", "thank u", "tysm"),
         "zh": ("谢谢", "多谢", "感谢", "谢了", "谢啦", "辛苦了", "辛苦啦", "麻烦你了"),
         "ja": ("ありがとう", "どうも", "感謝", "助かります", "助かった", "サンキュー", "お疲れ様", "おつかれさま",
-               "お疲れさま", "よろしくお願いします"),
+               "お疲れさま", "おつかれ", "お疲れ", "おつ", "よろしくお願いします"),
         "ru": ("спасибо", "благодар*", "спс", "спасибки", "мерси", "спасибо еще раз"),
     },
 }
@@ -162,11 +162,12 @@ COURTESY: Table = {
     "farewell": {
         "en": ("bye", "goodbye", "good bye", "bye bye", "good night", "see you", "see ya", "cya", "talk later",
                "have a good day", "have a nice day", "have a good one", "that's all for today", "that's all",
-               "i'm done for today", "brb", "be right back", "i'll be back", "going to lunch", "off to lunch"),
+               "i'm done for today", "brb", "be right back", "i'll be back", "going to lunch", "off to lunch",
+               "gn", "gnight", "g'night", "nite", "night night", "gtg", "got to go", "ttyl", "later", "laters"),
         "zh": ("再见", "拜拜", "晚安", "回头见", "明天见", "下次见", "今天就到这", "我先走了", "去吃饭了"),
         "ja": ("さようなら", "またね", "また明日", "おやすみ", "じゃあね", "お先に失礼", "失礼します", "今日はここまで"),
-        "ru": ("пока", "до свидания", "спокойной ночи", "до завтра", "увидимся", "до встречи", "всего доброго",
-               "на сегодня все"),
+        "ru": ("пока", "до свидания", "спокойной ночи", "доброй ночи", "споки", "до завтра", "увидимся",
+               "до встречи", "всего доброго", "на сегодня все"),
     },
 }
 
@@ -222,7 +223,7 @@ QUESTION: Table = {
     # wh-questions about something, not requests to make it
     "lead": {
         "en": ("re:^(?:what|how|why|when|where|who|whom|whose|which|is|are|does|did|was|were|"
-               "do (?:you|i|we))\\b",
+               "do (?:you|i|we)|whats|hows|wheres|whos|whens|wat|wats)\\b",
                # information asked for in the imperative ("tell me how flows work", "explain what a storyboard is")
                "re:^(?:tell me|explain|remind me|what do you think)\\b"),
         "zh": ("什么是", "是什么", "为什么", "怎么", "如何", "谁", "哪", "re:吗[?？]?$", "re:呢[?？]?$",
@@ -237,7 +238,7 @@ QUESTION: Table = {
     # "蓝色和什么颜色搭配好看？", "the clip is how long?"): a question unless it asks for a change or a creation
     "open": {
         "en": ("re:\\b(?:what|what's|whats|how|why|when|where|who|whom|whose|which)\\b",),
-        "zh": ("什么", "怎么", "怎样", "为什么", "为何", "如何", "多长", "多久", "多大", "多少", "多高", "多宽", "多重",
+        "zh": ("什么", "怎么", "怎样", "为什么", "为何", "如何", "多长", "多久", "多大", "多少", "多高", "多宽", "多重", "多远",
                "几", "哪", "谁", "是否", "有没有", "是不是", "对不对", "re:吗[?？]?\\s*$", "re:呢[?？]?\\s*$"),
         "ja": ("何", "なに", "なん", "どう", "いつ", "どこ", "誰", "だれ", "なぜ", "どれ", "どんな", "どの", "いくつ",
                "いくら", "どちら", "re:か[?？]\\s*$", "re:の[?？]\\s*$"),
