@@ -851,3 +851,32 @@ def test_short_goodbyes_and_thanks_are_courtesy(text: str, kind: str) -> None:
     intent = classify(text)
     assert intent.act in ("greeting", "thanks"), text  # the Main thread answers it
     assert kind in courtesy_kinds(normalise(text), intent.language)[0], text
+
+
+@pytest.mark.parametrize("text", [
+    "星をもう二つ増やして", "テロップを少し減らして", "ロゴの青、ちょっと明るめに", "最初にタイトルを2秒出して", "音量は小さめで",
+])
+def test_japanese_edits_of_existing_work(text: str) -> None:
+    assert classify(text).act == "revise", text
+
+
+@pytest.mark.parametrize("text, act, media", [
+    ("波の環境音、1分", "one_shot", "audio"), ("森の背景画を描きたい", "one_shot", "image"),
+    ("猫の絵を出して", "one_shot", "image"),
+])
+def test_japanese_new_pieces_stay_new(text: str, act: str, media: str) -> None:
+    intent = classify(text)
+    assert (intent.act, intent.media) == (act, media), text
+
+
+@pytest.mark.parametrize("text", [
+    "quick one: a chalkboard sign that says 'fresh bread'", "a tote bag with a sleepy fox on it",
+    "a mug that reads 'best aunt'",
+])
+def test_verbless_english_orders_of_a_new_thing_are_one_shots(text: str) -> None:
+    assert classify(text).act == "one_shot", text
+
+
+@pytest.mark.parametrize("text", ["a bit darker please", "a little warmer", "make that bluer", "that one, but at night"])
+def test_degree_phrases_and_pointers_are_not_new_orders(text: str) -> None:
+    assert classify(text).act == "revise", text

@@ -71,7 +71,8 @@ _REFERENCE = {  # weaker pointers: a definite or possessive noun phrase ("the po
 _FRESH = {  # the creator asks for a new piece: a creation verb with an indefinite object, or a bare "a …"
     "en": r"\b(?:make|create|generate|draw|paint|render|design|produce|build|compose|write|sketch|craft|illustrate|"
           r"give|do|get|shoot|film|animate)(?: me| us)? (?:an?|some|one|two|three|four|five|six|\d+|another|new)\b"
-          r"|^\W*(?:(?:now|and|also|next|then|ok|okay|plus)\W+)*(?:an?|another|one more|some)\b|\bnew\b",
+          r"|^\W*(?:(?:now|and|also|next|then|ok|okay|plus|quick one|one more thing)\W+)*(?:an?|another|one more|some)\b"
+          r"(?!\s+(?:bit|little|lot|tad|touch)\b)|\bnew\b",
     "zh": r"(?:画|做|生成|制作|创作|设计|写|来|拍)(?:[一二两三四五六七八九十几]+|一些)[只张个幅套份段首支部件组]?"
           r"|^(?:再来)?[一二两三四五六七八九十几][只张个幅套份段首支部件组]|新的",
     "ja": r"一枚|一つ|一匹|一本|一曲|新しい|新規|を描いて|を作って|を生成|を一",

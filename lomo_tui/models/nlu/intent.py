@@ -83,6 +83,8 @@ _NEW_THING = {  # a creation verb introducing something new: "make a…", "画�
     "ja": LazyRe(r"新しい|別の"),
     "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])"),
 }
+_ORDER_EN = LazyRe(r"^\W*(?:(?:quick|another|one more|next|new|also|and|oh|ok|okay|now)(?: one| thing)?\W+)*"
+                   r"(?:an?|another)\s+(?!(?:bit|little|lot|tad|touch|few|couple|question|quick question)\b)[a-z]")
 _DEFINITE = LazyRe(r"\bthe\s+(?:[\w-]+\s+){0,2}$")
 _ASPECTS = {"1:1": "1024x1024", "16:9": "1344x768", "9:16": "768x1344", "4:3": "1152x864",
             "3:4": "864x1152", "3:2": "1216x832", "2:3": "832x1216", "21:9": "1536x640"}
@@ -524,6 +526,12 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     counted = find_count(norm, lang) is not None  # "двадцать пять кадров для ролика", "ten frames"
     if fresh or storyboard or project or counted or (create and extract_subject(norm, lang)):
         it.act = "one_shot"  # refined to "goal" by _fill_request
+        return
+    # a verbless order that opens with an indefinite thing: "a neon sign that says 'open late'",
+    # "quick one: a mug with a fox on it" — something new, even of a kind the lexicon does not know
+    order = _ORDER_EN.match(norm) if lang == "en" else None
+    if order and not _has(L.GEN, "deictic", lang, norm[:order.end()]) and extract_subject(norm, lang):
+        it.act = "one_shot"  # a pronoun after the new thing is about it: "a tote bag with a crane on it"
         return
     short = len(norm.split()) <= 6 if not is_cjk(lang) else len(norm) <= 12
     for act in ("greeting", "thanks"):
