@@ -880,3 +880,14 @@ def test_verbless_english_orders_of_a_new_thing_are_one_shots(text: str) -> None
 @pytest.mark.parametrize("text", ["a bit darker please", "a little warmer", "make that bluer", "that one, but at night"])
 def test_degree_phrases_and_pointers_are_not_new_orders(text: str) -> None:
     assert classify(text).act == "revise", text
+
+
+@pytest.mark.parametrize("text, act", [
+    ("morning!", "greeting"), ("wassup", "greeting"), ("助かりました", "thanks"), ("lol you're fast", "thanks"),
+])
+def test_more_greetings_and_thanks(text: str, act: str) -> None:
+    assert classify(text).act == act, text
+
+
+def test_a_japanese_ask_to_explain_with_words_between_is_a_question() -> None:
+    assert classify("浮世絵の歴史について少し教えて").act == "question"

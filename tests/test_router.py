@@ -631,3 +631,15 @@ def test_making_a_one_shot_over_again_is_a_follow_up_not_a_new_one_shot() -> Non
 def test_praise_and_small_talk_right_after_a_one_shot_are_answered() -> None:
     for text in ("this is so cute", "I love owls", "かわいい！", "какая милота", "I'm so tired today"):
         assert local_route(text, OWL_NOW, JAZZ_NIGHT)[0] == "answer", text
+
+
+
+def test_a_list_is_a_bundle_only_when_it_lists_pieces() -> None:
+    cases = {
+        "a short whoosh sound, 2 seconds, playful": "lightweight",  # one piece and its attributes
+        "a single 3D teapot, matte white, soft studio light": "lightweight",
+        "make a logo, a business card and a banner for the bakery": "persistent",  # several pieces
+        "カフェ向けに、ロゴ・名刺・封筒のキットを作って": "persistent",
+    }
+    for text, kind in cases.items():
+        assert local_route(text) == ("create_task", kind), text

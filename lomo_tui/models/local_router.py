@@ -105,12 +105,30 @@ _EDIT = {  # an edit of something that exists ("make X bigger", "把…改成…
           r"|(?<![а-я])по(?!хож|следн|дходящ|зже)[а-я]{2,}(?:ее|че|ше|же|ще)(?![а-я])",  # "покороче", "потемнее"
 }
 _PROJECT = {  # a bundle of deliverables: a persistent goal even when the language layer sees one piece
-    "en": r"\b(?:campaign|branding|brand kit|full set|project|series)\b",
+    "en": r"\b(?:campaign|branding|brand kit|design kit|starter kit|full set|project|series|picture book)\b",
     "zh": r"一套|全套|整套|一系列|系列|策划",
-    "ja": r"一式|セット|シリーズ|プロジェクト|キャンペーン|ブランディング",
+    "ja": r"一式|セット|シリーズ|プロジェクト|キャンペーン|ブランディング|キット",
     "ru": r"(?<![а-я])(?:набор|комплект|сери[яюи]|кампани[а-я]*|проект[а-я]*|брендинг[а-я]*)(?![а-я])",
 }
-_LIST = re.compile(r"[^,，、;；:：\n]+(?:[,，、;；]\s*[^,，、;；\n]+){2,}")  # three or more listed items
+_LIST = re.compile(r"[^,，、;；:：・\n]+(?:[,，、;；・]\s*[^,，、;；・\n]+){2,}")  # three or more listed items
+_SINGLE = {  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
+    "en": r"\b(?:a single|single|just one|only one)\b",
+    "zh": r"一张|一幅|单张|就一个",
+    "ja": r"1枚|一枚|1つだけ|一つだけ|単体",
+    "ru": r"(?<![а-я])(?:одну|одна|один|одно)\s+(?:картинк|изображени|рисун|иллюстраци|обо[ия]|модел)",
+}
+
+
+def _listed_pieces(text: str, lang: str) -> bool:
+    """Three or more listed items of which at least two name something to make ("logo, card, banner"),
+    not one piece with its attributes ("a jingle, 5 seconds, ukulele, cheerful")."""
+    m = _LIST.search(text)
+    if m is None:
+        return False
+    items = re.split(r"[,，、;；・]", m.group())
+    return sum(1 for item in items if media_kinds(item)) >= 2
+
+
 _MORE = {  # continuation of an existing piece of work ("one more", "再来一张")
     "en": r"\b(?:one more|another|more of|add(?:ing)? \d+|again)\b",
     "zh": r"再来|再做|再加|再画|再生成|多做|追加|添加",
@@ -505,7 +523,8 @@ def route(request: ModelRequest) -> ModelReply:
     more = _cue(_MORE, lang, text)
     best = _clear_best(cands)
     tied = _tied(cands)
-    if intent.act == "one_shot" and not edit and (_cue(_PROJECT, lang, text) or _LIST.search(text)):
+    if intent.act == "one_shot" and not edit and not _cue(_SINGLE, lang, text) and (
+            _cue(_PROJECT, lang, text) or _listed_pieces(text, lang)):
         intent.act = "goal"  # several deliverables, or a named bundle
     if intent.act in ("one_shot", "goal") and not (edit or deictic or more):
         # A request to make something is for a task only if it is about what that task is about and makes

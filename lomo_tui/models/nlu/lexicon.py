@@ -89,7 +89,8 @@ ACTS: Table = {
                "кто ты", "справка"),
     },
     "greeting": {
-        "en": ("hi", "hello", "hey", "yo", "good morning", "good afternoon", "good evening", "howdy",
+        "en": ("hi", "hello", "hey", "yo", "good morning", "good afternoon", "good evening", "howdy", "morning",
+               "evening", "sup", "wassup", "whats up", "hey there", "hi there",
                "greetings", "hiya", "how are you", "how's it going", "what's up", "i'm back", "im back",
                "how's your day", "how was your day", "i am back", "hello again", "hi again", "hey again",
                "welcome back"),
@@ -105,7 +106,8 @@ ACTS: Table = {
                "many thanks", "thank u", "tysm"),
         "zh": ("谢谢", "多谢", "感谢", "谢了", "谢啦", "辛苦了", "辛苦啦", "麻烦你了"),
         "ja": ("ありがとう", "どうも", "感謝", "助かります", "助かった", "サンキュー", "お疲れ様", "おつかれさま",
-               "お疲れさま", "おつかれ", "お疲れ", "おつ", "よろしくお願いします"),
+               "お疲れさま", "おつかれ", "お疲れ", "おつ", "よろしくお願いします", "助かりました",
+               "ありがとうございました"),
         "ru": ("спасибо", "благодар*", "спс", "спасибки", "мерси", "спасибо еще раз"),
     },
 }
@@ -120,6 +122,7 @@ COURTESY: Table = {
                "excellent", "wonderful", "fantastic", "brilliant", "wow", "sweet", "neat", "lovely", "superb",
                "impressive", "stunning", "exactly what i wanted", "nailed it", "that's it", "just right",
                "cute", "so cute", "adorable", "charming", "how cute", "too cute", "so pretty",
+               "you're fast", "youre fast", "that was fast", "that was quick", "so fast", "so quick",
                "re:^(?:i |we )?(?:really |just )?(?:love|adore)\\s+[a-z]+s[!.]*$",
                "re:^(?:ok(?:ay)?[,!.]?\\s+)?cool[!.]*$", "re:^cool(?=,)",
                "re:\\b(?:i |we )?(?:really |just |totally )?(?:love|like|adore)\\b(?=\\s+(?:the|this|that|these|those|"
@@ -229,7 +232,7 @@ QUESTION: Table = {
         "zh": ("什么是", "是什么", "为什么", "怎么", "如何", "谁", "哪", "re:吗[?？]?$", "re:呢[?？]?$",
                "re:^(?:请)?(?:告诉我|解释一下|介绍一下|你觉得|讲讲|说说)"),
         "ja": ("とは", "って何", "ってなに", "なぜ", "どうして", "どうやって", "re:ですか[?？]?$", "何です",
-               "誰", "どこ", "いつ", "re:(?:を|について)(?:教えて|説明して)"),
+               "誰", "どこ", "いつ", "re:(?:を|について)[^、。]{0,6}(?:教えて|説明して)"),
         "ru": ("re:^(?:что|как|почему|зачем|когда|где|кто|какой|какая|какое|какие|сколько|разве)"
                "(?![а-я])", "re:(?<![а-я])ли(?![а-я])",
                "re:^(?:расскажи|объясни|подскажи)(?![а-я])"),
