@@ -122,3 +122,26 @@ def test_promote_and_archive_from_the_command_line(lomo: LomoEnv) -> None:
     assert row["archived"] is True
     refused = lomo.run("--run-once", "hello", "--task", task)
     assert refused.returncode == 1 and "archived" in refused.stderr
+
+
+async def test_a_named_input_file_reaches_the_plan_as_its_workspace_path(lomo: LomoEnv) -> None:
+    """Chinese runs words together: "用海报_1.png做…" names posters/海报_1.png, and the plan must use that path,
+    not the run-together "用海报_1.png" (nor a bare name that is not a path)."""
+    from PIL import Image
+
+    (lomo.workspace / "posters").mkdir()
+    Image.new("RGB", (64, 48), (200, 80, 40)).save(lomo.workspace / "posters" / "海报_1.png")
+    rt = Runtime(lomo.settings(model="lomo/local"))
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("动画")
+        await rt.send("用海报_1.png做一个3秒的动画", task)
+        assert await rt.run_until_quiescent(60)
+        async with rt.db.read() as conn:
+            args = [r.args for r in (await conn.execute(select(s.checklist.c.args).where(
+                s.checklist.c.task_id == task))).all()]
+        inputs = [i for a in args if a for i in (a.get("inputs") if isinstance(a, dict) else []) or []]
+        assert "posters/海报_1.png" in inputs, args
+        assert not any("用" in i for i in inputs), args
+    finally:
+        await rt.close()

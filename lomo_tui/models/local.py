@@ -87,6 +87,14 @@ class Planner:
         self.steps: list[dict[str, Any]] = self.hints.get("checklist") or []
         self.results = latest_results(request.messages)
 
+    def classify(self, text: str) -> Any:
+        """The language layer's reading, with the files it names replaced by their workspace paths when the
+        runtime found them ("把海报_1.png" → "posters/海报_1.png")."""
+        intent = classify(text)
+        resolved = self.hints.get("resolved_files") or {}
+        intent.files = [resolved.get(f.strip("./") or f, f) for f in intent.files]
+        return intent
+
     def say(self, key: str, **fields: Any) -> ModelReply:
         return ModelReply(content=phrase(key, self.lang, **fields))
 
@@ -95,7 +103,7 @@ class Planner:
         if errors and not self.new:
             return ModelReply(content="; ".join(errors))
         if self.new:
-            intent = classify(" ".join(self.new))
+            intent = self.classify(" ".join(self.new))
             if intent.act in ("greeting", "thanks", "help", "question", "status") and self.steps:
                 return self.status()
             if self.hints.get("task_kind") == "persistent" and not self.steps and "update_plan" in self.tools:
@@ -108,7 +116,7 @@ class Planner:
 
     # ---- first message: the plan ------------------------------------------------------------------
     def plan(self, text: str) -> ModelReply:
-        intent = classify(text)
+        intent = self.classify(text)
         items = make_checklist(intent)
         if not items:
             media = intent.media if intent.media in GENERATE else "image"

@@ -68,6 +68,21 @@ def names_path(name: str, path: str) -> bool:
     return path == name or path.endswith("/" + name)
 
 
+async def resolve_files(conn: AsyncConnection, text: str) -> dict[str, str]:
+    """{file name as TEXT has it: the workspace path of its longest reading that exists} — "把海报_1.png" is
+    "posters/海报_1.png", "cat.png" is "images/cat.png". Names with no existing reading are left out."""
+    names = readings(mentioned_files(text))
+    if not names:
+        return {}
+    found = await existing_paths(conn, list(dict.fromkeys(v for vs in names.values() for v in vs)))
+    out: dict[str, str] = {}
+    for name, variants in names.items():  # readings come longest first
+        path = next((p for v in variants for p in sorted(found.values()) if names_path(v, p)), None)
+        if path is not None:
+            out[name] = path
+    return out
+
+
 async def missing_files(conn: AsyncConnection, text: str) -> list[str]:
     """Files TEXT names (with an extension) of which no reading is a live workspace object (A8)."""
     names = readings(mentioned_files(text))

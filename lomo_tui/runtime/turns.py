@@ -17,6 +17,8 @@ from sqlalchemy import select
 
 from ..errors import LomoError, StaleWrite
 from ..models.base import ModelError, ModelReply, ModelRequest
+from ..models.nlu import find_files
+from ..router.deterministic import resolve_files
 from ..store import schema as s
 from ..store.engine import fetch
 from ..tools.registry import Suspend, ToolContext, ToolError
@@ -184,6 +186,9 @@ class TurnRunner:
             history = await self.history.refresh(conn)
             pending = await self.ledger.pending_inbox(conn, task.id)
             extra, hints = await self.rt.context_extras(conn, task)
+            said = " ".join(m.text for m in pending)
+            # the workspace paths of files the new messages name (a planner must not guess "把海报_1.png")
+            resolved = await resolve_files(conn, said) if said and find_files(said) else {}
             if getattr(self.rt.model, "wants_recorded_count", False):  # lomo/replay's cursor; count(*) scans
                 hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
         tools = self.rt.tools_for(task)
@@ -192,7 +197,7 @@ class TurnRunner:
         messages.append({"role": "system", "content": context.dynamic_tail(task, extra)})
         messages.extend({"role": "user", "content": m.text} for m in pending)
         hints.update(task_id=task.id, task_kind=task.kind, title=task.title, brief=task.brief,
-                     language=task.language, new_messages=[m.text for m in pending])
+                     language=task.language, new_messages=[m.text for m in pending], resolved_files=resolved)
         request = ModelRequest(messages=messages, tools=[t.schema() for t in tools],
                                purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints)
         return request, [m.id for m in pending], task
