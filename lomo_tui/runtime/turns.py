@@ -17,7 +17,6 @@ from sqlalchemy import select
 
 from ..errors import LomoError, StaleWrite
 from ..models.base import ModelError, ModelReply, ModelRequest
-from ..models.nlu import find_files
 from ..router.deterministic import resolve_files
 from ..store import schema as s
 from ..store.engine import fetch
@@ -172,7 +171,7 @@ class TurnRunner:
     def _idempotent_calls(self, task: Any, decision: dict[str, Any]) -> list[StartedCall]:
         """The decision's calls whose `started` row can share the decision's commit (see Ledger.commit_decision):
         known, visible to this task, and idempotent."""
-        visible = {t.name for t in self.rt.tools_for(task)}
+        visible = self._visible(task)
         out = []
         for seq, call in enumerate(decision.get("tool_calls") or []):
             tool = self.rt.registry.get(call["name"])
@@ -180,15 +179,18 @@ class TurnRunner:
                 out.append(StartedCall(seq, tool.name, dict(call.get("arguments") or {}), tool.side_effect))
         return out
 
+    def _visible(self, task: Any) -> set[str]:
+        return {t.name for t in self.rt.tools_for(task)}
+
     async def _request(self) -> tuple[ModelRequest, list[str], Any]:
         async with self.rt.db.read() as conn:
             [task] = await fetch(conn, TASK, {"task_id": self.claim.task_id})
             history = await self.history.refresh(conn)
             pending = await self.ledger.pending_inbox(conn, task.id)
             extra, hints = await self.rt.context_extras(conn, task)
-            said = " ".join(m.text for m in pending)
-            # the workspace paths of files the new messages name (a planner must not guess "把海报_1.png")
-            resolved = await resolve_files(conn, said) if said and find_files(said) else {}
+            # a task's planner gets the workspace paths of files the new messages name ("把海报_1.png" is
+            # posters/海报_1.png); the main thread's router resolves names itself (router.hooks)
+            resolved = {} if task.kind == "main" else await resolve_files(conn, " ".join(m.text for m in pending))
             if getattr(self.rt.model, "wants_recorded_count", False):  # lomo/replay's cursor; count(*) scans
                 hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
         tools = self.rt.tools_for(task)
@@ -206,7 +208,7 @@ class TurnRunner:
                          prestarted: frozenset[int] = frozenset()) -> str:
         planned = decision.get("tool_calls") or []
         last = len(planned) - 1
-        visible = {t.name for t in self.rt.tools_for(task)}  # a tool a task cannot see never runs
+        visible = self._visible(task)  # a tool a task cannot see never runs
         finished_last = False
         deferred: list[Suspend] = []
         for seq, call in enumerate(planned):
