@@ -1,9 +1,18 @@
-"""Settings: flag > environment > config.toml > default (CONTRACTS §1)."""
+"""Settings: flag > environment > config.toml > default (CONTRACTS §1).
+
+Every key config.toml may hold is one line of `config_schema.toml` (type, range, choices, the
+environment variable that overrides it, default). The file and the environment are checked against it
+when loaded: a value of the wrong type or out of range, an unknown key (with the nearest valid name),
+a folder where the file should be — each is one `LomoError` line naming the key and the file.
+"""
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +21,9 @@ import platformdirs
 from .errors import LomoError
 
 APP = "lomo"
+SCHEMA_FILE = Path(__file__).with_name("config_schema.toml")
+TYPE_WORDS = {"str": "text in quotes", "path": "a path in quotes", "int": "a whole number", "float": "a number",
+              "bool": "true or false", "list": "a list like [\"a\", \"b\"]"}
 
 
 def config_dir() -> Path:
@@ -34,24 +46,155 @@ def default_db_url() -> str:
     return f"sqlite+aiosqlite:///{data_dir() / 'lomo.db'}"
 
 
+# ---- the schema ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting of config_schema.toml."""
+
+    name: str
+    type: str
+    min: float | None = None
+    max: float | None = None
+    above: float | None = None
+    choices: tuple[str, ...] = ()
+    env: str | None = None
+    default: Any = None
+    secret: bool = False
+
+    def check(self, value: Any) -> str | None:
+        """Why VALUE does not fit this key, or None."""
+        kind = self.type
+        ok = {"str": isinstance(value, str), "path": isinstance(value, str), "bool": isinstance(value, bool),
+              "list": isinstance(value, list),
+              "int": isinstance(value, int) and not isinstance(value, bool),
+              "float": isinstance(value, (int, float)) and not isinstance(value, bool)}[kind]
+        if not ok:
+            return f"must be {TYPE_WORDS[kind]}, not {_shown(value)}"
+        if kind in ("int", "float"):
+            if not math.isfinite(value):
+                return f"must be a finite number, not {_shown(value)}"
+            if self.above is not None and not value > self.above:
+                return f"must be above {_num(self.above)}, not {_num(value)}"
+            if self.min is not None and value < self.min:
+                return f"must be at least {_num(self.min)}, not {_num(value)}"
+            if self.max is not None and value > self.max:
+                return f"must be at most {_num(self.max)}, not {_num(value)}"
+        if self.choices and value not in self.choices:
+            nearest = difflib.get_close_matches(str(value), self.choices, n=1)
+            hint = f" (did you mean {nearest[0]!r}?)" if nearest else ""
+            return f"must be one of {', '.join(self.choices)}, not {_shown(value)}{hint}"
+        return None
+
+    def parse_env(self, text: str) -> Any:
+        """An environment variable's text as this key's type (a LomoError when it does not parse)."""
+        try:
+            value: Any = {"int": int, "float": float}.get(self.type, str)(text.strip())
+        except ValueError:
+            raise LomoError(f"{self.env}={text!r} {self.check(text)}; unset it or fix it") from None
+        problem = self.check(value)
+        if problem:
+            raise LomoError(f"{self.env}={text!r} {problem}; unset it or fix it")
+        return value
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) else '"' + value[:60] + '"'
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+@cache
+def schema() -> dict[str, Key]:
+    """Dotted name -> Key, from config_schema.toml."""
+    table = tomllib.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    return {name: Key(name=name, **{k: tuple(v) if k == "choices" else v for k, v in spec.items()})
+            for name, spec in table.items()}
+
+
+def secret_key_names() -> frozenset[str]:
+    """The last segment of every secret setting (api_key): the redactor looks for these in the file."""
+    return frozenset(name.rsplit(".", 1)[-1] for name, key in schema().items() if key.secret)
+
+
+def _match(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    return len(parts) == len(pattern) and all(p == "*" or p == q for p, q in zip(pattern, parts))
+
+
+def _lookup(parts: tuple[str, ...]) -> Key | None:
+    for name, key in schema().items():
+        if _match(parts, tuple(name.split("."))):
+            return key
+    return None
+
+
+def _children(prefix: tuple[str, ...]) -> set[str]:
+    """Names that may stand right below PREFIX ("*" when any name may)."""
+    out = set()
+    for name in schema():
+        pattern = tuple(name.split("."))
+        if len(pattern) > len(prefix) and _match(prefix, pattern[:len(prefix)]):
+            out.add(pattern[len(prefix)])
+    return out
+
+
+def _label(parts: tuple[str, ...]) -> str:
+    return parts[-1] if len(parts) == 1 else f"[{'.'.join(parts[:-1])}] {parts[-1]}"
+
+
+def validate(table: dict[str, Any], path: Path | str) -> None:
+    """Check a parsed config.toml against the schema; the first problem is a LomoError naming key and file."""
+
+    def walk(node: dict[str, Any], prefix: tuple[str, ...]) -> None:
+        for name, value in node.items():
+            parts = (*prefix, name)
+            key = _lookup(parts)
+            if key is not None:
+                problem = key.check(value)
+                if problem:
+                    raise LomoError(f"{path}: {_label(parts)} {problem}; fix it or remove the line")
+                continue
+            children = _children(prefix)
+            if name in children or "*" in children:
+                if not isinstance(value, dict):
+                    raise LomoError(f"{path}: {_label(parts)} must be a section ([{'.'.join(parts)}]), "
+                                    f"not {_shown(value)}")
+                walk(value, parts)
+                continue
+            elsewhere = sorted(k.rsplit(".", 1)[0] for k in schema() if k.endswith("." + name) and "*" not in k)
+            nearest = difflib.get_close_matches(name, sorted(children - {"*"}), n=1, cutoff=0.6)
+            hint = (f"; it belongs in [{elsewhere[0]}]" if elsewhere else
+                    f"; did you mean {nearest[0]!r}?" if nearest else "; remove it")
+            where = f" in [{'.'.join(prefix)}]" if prefix else ""
+            raise LomoError(f"{path}: unknown setting {name!r}{where}{hint}")
+
+    walk(table, ())
+
+
 def load_config_file(path: Path | None = None) -> dict[str, Any]:
-    """Read config.toml; a broken file is an error that names the file and the line."""
+    """Read and validate config.toml; a broken file is an error that names the file (and the line or key)."""
     path = path or config_dir() / "config.toml"
+    if path.is_dir():
+        raise LomoError(f"config file {path} is a folder; remove it or put a config.toml file there")
     if not path.exists():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LomoError(f"config file {path} is not valid TOML ({exc}); fix it or move it away") from exc
+    except OSError as exc:
+        raise LomoError(f"config file {path} cannot be read ({exc.strerror}); fix its permissions") from exc
+    validate(table, path)
+    from .redact import register_config
+
+    register_config(table, secret_key_names())
+    return table
 
 
-def _float(name: str, value: Any, default: float) -> float:
-    if value is None or value == "":
-        return default
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise LomoError(f"{name}={value!r} is not a number") from None
+# ---- settings -----------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -74,6 +217,16 @@ class Settings:
         value = self.file.get(name)
         return value if isinstance(value, dict) else {}
 
+    def value(self, dotted: str) -> Any:
+        """A config.toml setting by dotted name ("tui.images"), or its schema default."""
+        node: Any = self.file
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            return node
+        key = _lookup(tuple(dotted.split(".")))
+        return key.default if key else None
+
 
 def load_settings(
     *,
@@ -86,33 +239,35 @@ def load_settings(
     """Build the settings with the precedence flag > env > config file > default."""
     env = dict(os.environ if env is None else env)
     file = load_config_file(config_path)
+    keys = schema()
 
-    def pick(flag: str | None, env_name: str, key: str, default: Any) -> Any:
+    def pick(dotted: str, flag: str | None = None, default: Any = None) -> Any:
+        key = keys[dotted]
         if flag not in (None, ""):
             return flag
-        if env.get(env_name):
-            return env[env_name]
-        if file.get(key) not in (None, ""):
-            return file[key]
-        return default
+        if key.env and env.get(key.env, "").strip():
+            return key.parse_env(env[key.env])
+        node: Any = file
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node not in (None, ""):
+            return node
+        return key.default if default is None else default
 
-    runtime = file.get("runtime") if isinstance(file.get("runtime"), dict) else {}
-    ws = Path(pick(workspace, "LOMO_WORKSPACE", "workspace", str(default_workspace()))).expanduser()
-    replay = env.get("LOMO_REPLAY_FILE") or file.get("replay_file")
+    ws = Path(pick("workspace", workspace, str(default_workspace()))).expanduser()
+    replay = pick("replay_file")
     return Settings(
         workspace=ws.resolve(),
-        db_url=str(pick(db, "LOMO_DB_URL", "db", default_db_url())),
-        model=str(pick(model, "LOMO_MODEL", "model", "lomo/local")),
-        lease_seconds=_float("LOMO_LEASE_SECONDS", env.get("LOMO_LEASE_SECONDS") or runtime.get("lease_seconds"), 30.0),
-        watchdog_seconds=_float(
-            "LOMO_WATCHDOG_SECONDS", env.get("LOMO_WATCHDOG_SECONDS") or runtime.get("watchdog_seconds"), 10.0
-        ),
-        time_scale=_float("LOMO_TIME_SCALE", env.get("LOMO_TIME_SCALE") or runtime.get("time_scale"), 1.0),
+        db_url=str(pick("db", db, default_db_url())),
+        model=str(pick("model", model)),
+        lease_seconds=float(pick("runtime.lease_seconds")),
+        watchdog_seconds=float(pick("runtime.watchdog_seconds")),
+        time_scale=float(pick("runtime.time_scale")),
         replay_file=Path(replay).expanduser() if replay else None,
         faults=env.get("LOMO_FAULTS", ""),
         studio_faults=env.get("LOMO_STUDIO_FAULTS", ""),
-        max_turn_crashes=int(runtime.get("max_turn_crashes", 3)),
-        workers=int(runtime.get("workers", 4)),
-        sync_window=_float("LOMO_SYNC_WINDOW", env.get("LOMO_SYNC_WINDOW") or runtime.get("sync_window"), 0.2),
+        max_turn_crashes=int(pick("runtime.max_turn_crashes")),
+        workers=int(pick("runtime.workers")),
+        sync_window=float(pick("runtime.sync_window")),
         file=file,
     )

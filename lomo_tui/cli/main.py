@@ -1,19 +1,50 @@
-"""The `lomo` command: the TUI by default, plus the headless surface of CONTRACTS §1."""
+"""The `lomo` command: the TUI by default, plus the headless surface of CONTRACTS §1.
+
+Subcommands are registered from a table: each entry of `COMMANDS` is a module of this package with a
+`register(add)` function, where `add(name, help, handler)` returns the subcommand's parser (the global
+options and `--json` already on it) and HANDLER is `async def handler(settings, args) -> int`. A new
+command is one module plus one name in `COMMANDS`.
+"""
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import difflib
+import importlib
 import logging
-import signal
+import os
+import re
 import sys
-import time
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from .. import __version__
-from ..errors import LomoError
+from ..errors import LomoError, UsageError
 
-COMMANDS = ("worker", "inspect", "task", "gates", "approve", "reject", "send", "withdraw")
+Handler = Callable[[Any, argparse.Namespace], Awaitable[int]]
+AddCommand = Callable[[str, str, Handler], argparse.ArgumentParser]
+COMMANDS: tuple[str, ...] = ("commands",)  # modules under lomo_tui.cli with register(add); e.g. add "context"
+log = logging.getLogger("lomo.cli")
+
+
+class LomoParser(argparse.ArgumentParser):
+    """argparse without prefix guessing, whose errors name what was not understood and the nearest valid word."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if found:
+            word, choices = found.group(1), re.findall(r"'([^']*)'", found.group(2))
+            nearest = difflib.get_close_matches(word, choices, n=1)
+            message = f"unknown {'command' if self._is_top() else 'choice'} {word!r}" + (
+                f"; did you mean {nearest[0]!r}?" if nearest else f" (choose from {', '.join(choices)})")
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def _is_top(self) -> bool:
+        return self.prog == "lomo"
 
 
 def _global(parser: argparse.ArgumentParser, top: bool = False) -> None:
@@ -25,71 +56,107 @@ def _global(parser: argparse.ArgumentParser, top: bool = False) -> None:
                         help="model name (env LOMO_MODEL; default lomo/local)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> LomoParser:
+    parser = LomoParser(
         prog="lomo", description="Lomo — a creative agent in your terminal. With no command, opens the TUI.")
     parser.add_argument("--version", action="version", version=f"lomo {__version__}")
     _global(parser, top=True)
     parser.add_argument("--run-once", nargs="?", const="", default=None, metavar="MESSAGE",
-                        help="deliver MESSAGE (optional), run until quiescent, print a report, exit")
+                        help="deliver MESSAGE (optional; '-' reads it from stdin), run until quiescent, "
+                             "print a report, exit")
     parser.add_argument("--task", metavar="TASK_ID", help="with --run-once: deliver straight to this task's inbox")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--max-wait", type=float, default=600.0, metavar="SECONDS",
                         help="with --run-once: longest wait for embedded studio jobs (default 600)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=LomoParser)
 
-    def add(name: str, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help)
+    def add(name: str, help: str, handler: Handler) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
         _global(p)
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        p.set_defaults(handler=handler)
         return p
 
-    add("worker", "run the runtime headless until SIGTERM/SIGINT")
-    add("inspect", "print the state document")
-    task = add("task", "create or control tasks")
-    task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
-    for name, help in (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
-                       ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
-                       ("archive", "archive a task"), ("unarchive", "bring an archived task back"),
-                       ("autonomy", "how much a task may do without asking: ask | plan | auto"),
-                       ("list", "list tasks")):
-        p = task_sub.add_parser(name, help=help)
-        _global(p)
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
-        if name == "new":
-            p.add_argument("title")
-            p.add_argument("--brief", default="")
-        elif name != "list":
-            p.add_argument("task_id")
-        if name == "autonomy":
-            p.add_argument("level", choices=("ask", "plan", "auto"))
-    add("gates", "list pending gates")
-    for name in ("approve", "reject"):
-        p = add(name, f"{name} a pending gate")
-        p.add_argument("gate_id")
-        if name == "approve":
-            p.add_argument("--option", type=int, default=None, help="which option (1-based)")
-    p = add("send", "deliver a message (to Main, or --task) for a running TUI or worker to pick up")
-    p.add_argument("message")
-    p.add_argument("--task", metavar="TASK_ID", default=argparse.SUPPRESS)
-    p = add("withdraw", "withdraw (or replace) a message not yet read by its task")
-    p.add_argument("message_id")
-    p.add_argument("--replace", metavar="TEXT", default=None)
+    for module in COMMANDS:
+        importlib.import_module(f"{__package__}.{module}").register(add)
     return parser
 
 
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _parsers(child)
+
+
+def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The first `--option` in ARGV that no command knows, with the nearest known one."""
+    known = sorted({o for p in _parsers(parser) for a in p._actions for o in a.option_strings if o.startswith("--")})
+    for token in argv:
+        if token == "--":
+            break
+        name = token.split("=", 1)[0]
+        if name.startswith("--") and len(name) > 2 and name not in known:
+            nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            return f"unknown option {name}" + (f"; did you mean {nearest[0]}?" if nearest else "; see lomo --help")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
-    if args.run_once is None and args.task and args.command is None:
-        build_parser().error("--task needs --run-once")
+    """The console script: one line on stderr for every failure, quiet when the reader of stdout goes away."""
     try:
-        code = dispatch(args)
-    except LomoError as exc:
-        print(f"lomo: {exc}", file=sys.stderr)
-        code = 1
-    except KeyboardInterrupt:
-        code = 130
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `lomo inspect | head -1`: the reader left; send the rest of stdout nowhere and stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
     sys.exit(code)
+
+
+def _main(argv: list[str]) -> int:
+    parser = build_parser()
+    problem = unknown_option(parser, argv)
+    if problem:
+        parser.error(problem)
+    args = parser.parse_args(argv)
+    if args.run_once is None and args.task and args.command is None:
+        parser.error("--task needs --run-once")
+    try:
+        return dispatch(args)
+    except UsageError as exc:
+        print(f"lomo: {_redacted(str(exc))}", file=sys.stderr)
+        return 2
+    except LomoError as exc:
+        print(f"lomo: {_redacted(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 — the last door: one line for the creator, the detail in the log
+        from ..models.base import ModelError
+
+        if not isinstance(exc, ModelError):
+            log.exception("lomo %s failed", args.command or "run")
+        what = str(exc) or type(exc).__name__
+        where = "" if isinstance(exc, ModelError) else f" ({type(exc).__name__}; details in {_log_file()})"
+        print(f"lomo: {_redacted(what)}{where}", file=sys.stderr)
+        return 1
+
+
+def _redacted(text: str) -> str:
+    from ..redact import redact
+
+    return redact(text)
+
+
+def _log_file() -> str:
+    from ..config import log_dir
+
+    return str(log_dir() / "lomo.log")
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -98,8 +165,9 @@ def _settings(args: argparse.Namespace) -> Any:
     return load_settings(workspace=args.workspace, db=args.db, model=args.model)
 
 
-def _logging() -> None:
+def _logging(settings: Any) -> None:
     from ..config import log_dir
+    from ..redact import RedactingFilter
 
     try:
         directory = log_dir()
@@ -108,170 +176,31 @@ def _logging() -> None:
                             format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     except OSError:
         logging.basicConfig(level=logging.WARNING)
+    RedactingFilter.install(settings)
 
 
 def dispatch(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    _logging()
+    _logging(settings)
     if args.run_once is not None:
-        return asyncio.run(run_once(settings, args.run_once, args.task, args.json, args.max_wait))
+        from .commands import run_once
+
+        message = read_message(args.run_once, allow_empty=True) if args.run_once == "-" else args.run_once
+        return asyncio.run(run_once(settings, message, args.task, args.json, args.max_wait))
     if args.command is None:
         from ..tui import run_app
 
         return run_app(settings)
-    handler = {"worker": worker, "inspect": inspect, "task": task_command, "gates": gates, "approve": resolve,
-               "reject": resolve, "send": send, "withdraw": withdraw}[args.command]
-    return asyncio.run(handler(settings, args))
+    return asyncio.run(args.handler(settings, args))
 
 
-def _runtime(settings: Any, watch: bool = False) -> Any:
-    from ..runtime.scheduler import Runtime
-
-    return Runtime(settings, watch=watch)
-
-
-async def run_once(settings: Any, message: str, task_id: str | None, as_json: bool, max_wait: float) -> int:
-    from .state import render_report, run_report
-
-    runtime = _runtime(settings)
-    since = time.time()
-    try:
-        await runtime.open()
-        if message or task_id:
-            if task_id and not message:
-                raise LomoError("--task needs a MESSAGE to deliver")
-            await runtime.send(message, task_id)
-        quiescent = await runtime.run_until_quiescent(max_wait)
-        report = await run_report(runtime.db, since, runtime.errors, quiescent)
-    finally:
-        await runtime.close()
-    print(json.dumps(report, ensure_ascii=False, indent=2) if as_json else render_report(report))
-    for error in runtime.errors:
-        print(f"lomo: {error}", file=sys.stderr)
-    return 1 if runtime.errors else 0
-
-
-async def worker(settings: Any, args: argparse.Namespace) -> int:
-    runtime = _runtime(settings, watch=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        print(f"lomo worker {runtime.owner} on {settings.db_url.split('@')[-1]}", file=sys.stderr, flush=True)
-        await runtime.serve(stop)
-    finally:
-        await runtime.close()
-    return 0
-
-
-async def inspect(settings: Any, args: argparse.Namespace) -> int:
-    from .state import state_document
-
-    runtime = _runtime(settings)
-    try:
-        await runtime.open()
-        doc = await state_document(runtime.db)
-    finally:
-        await runtime.close()
-    print(json.dumps(doc, ensure_ascii=False, indent=2 if not args.json else None))
-    return 0
-
-
-async def task_command(settings: Any, args: argparse.Namespace) -> int:
-    from ..store.engine import Database
-    from ..store import migrate
-    from ..runtime.ledger import Ledger
-
-    db = Database(settings.db_url)
-    try:
-        await migrate.upgrade(db)
-        ledger = Ledger(db, settings.lease_seconds)
-        await ledger.main_task_id()
-        if args.task_command == "new":
-            task_id = await ledger.create_task(args.title, kind="persistent", brief=args.brief)
-            print(json.dumps({"id": task_id}) if args.json else task_id)
-        elif args.task_command == "list":
-            from .state import state_document
-
-            tasks = [t for t in (await state_document(db))["tasks"] if t["kind"] != "lightweight"]
-            if args.json:
-                print(json.dumps(tasks, ensure_ascii=False))
-            for t in [] if args.json else tasks:
-                print(f"{t['id']}  {t['status']:<14} {t['title']}")
-        elif args.task_command == "autonomy":
-            from ..governance.budget import set_autonomy
-
-            async with db.write() as conn:
-                await set_autonomy(conn, args.task_id, args.level, by="creator:cli")
-            print(json.dumps({"id": args.task_id, "autonomy": args.level}) if args.json
-                  else f"autonomy of {args.task_id}: {args.level}")
-        else:
-            await ledger.control(args.task_id, args.task_command)
-            print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json
-                  else f"{args.task_command}: {args.task_id}")
-    finally:
-        await db.close()
-    return 0
-
-
-async def gates(settings: Any, args: argparse.Namespace) -> int:
-    from ..governance.gates import pending_gates
-    from ..store import migrate
-    from ..store.engine import Database
-
-    db = Database(settings.db_url)
-    try:
-        await migrate.upgrade(db)
-        rows = await pending_gates(db)
-    finally:
-        await db.close()
-    if args.json:
-        print(json.dumps([{"id": g.id, "task_id": g.task_id, "kind": g.kind, "status": g.status,
-                           "question": g.question, "options": g.options, "scope": g.scope,
-                           "continues": g.continues} for g in rows], ensure_ascii=False))
-    elif not rows:
-        print("No gates are waiting for you.")
-    for g in [] if args.json else rows:
-        print(f"{g.id}  [{g.kind}] {g.question}")
-        for i, option in enumerate(g.options or [], 1):
-            consequence = f" — {option['consequence']}" if option.get("consequence") else ""
-            print(f"    {i}. {option['label']}{consequence}")
-    return 0
-
-
-async def resolve(settings: Any, args: argparse.Namespace) -> int:
-    runtime = _runtime(settings)
-    try:
-        await runtime.open()
-        approve = args.command == "approve"
-        gate = await runtime.resolve_gate(args.gate_id, approve=approve, option=getattr(args, "option", None),
-                                          by=f"creator:cli:{args.command}")
-    finally:
-        await runtime.close()
-    word = "approved" if approve else "rejected"
-    print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else f"{word}: {gate.id} — {gate.question}")
-    return 0
-
-
-async def send(settings: Any, args: argparse.Namespace) -> int:
-    runtime = _runtime(settings)
-    try:
-        await runtime.open()
-        message_id, _ = await runtime.send(args.message, getattr(args, "task", None))
-    finally:
-        await runtime.close()
-    print(json.dumps({"id": message_id}) if getattr(args, "json", False) else message_id)
-    return 0
-
-
-async def withdraw(settings: Any, args: argparse.Namespace) -> int:
-    runtime = _runtime(settings)
-    try:
-        await runtime.open()
-        new = await runtime.ledger.withdraw(args.message_id, args.replace)
-    finally:
-        await runtime.close()
-    print(json.dumps({"withdrawn": args.message_id, "replacement": new}) if args.json
-          else f"withdrawn: {args.message_id}" + (f" (replaced by {new})" if new else ""))
-    return 0
+def read_message(text: str | None, *, allow_empty: bool = False) -> str:
+    """A message from the command line, or from stdin when it is '-' or left out with stdin piped."""
+    if text is None or text == "-":
+        if text is None and sys.stdin.isatty():
+            raise UsageError("no message: give it as an argument, or pipe it in (… | lomo send -)")
+        text = sys.stdin.read()
+        text = text[:-1] if text.endswith("\n") else text
+    if not text.strip() and not allow_empty:
+        raise UsageError("the message is empty; say what you would like")
+    return text

@@ -117,3 +117,163 @@ def render_report(report: dict[str, Any]) -> str:
     if not report["quiescent"]:
         lines.append("Still working when --max-wait ran out; run again to continue.")
     return "\n".join(lines) if lines else "Nothing to do."
+
+
+# ---- one task (`lomo task show`, CONTRACTS §7) -----------------------------------------------------------
+
+
+async def task_document(db: Database, task_id: str) -> dict[str, Any]:
+    """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
+    from ..errors import UnknownId
+
+    async with db.read() as conn:
+        task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
+        if task is None:
+            raise UnknownId(f"no task with id {task_id!r}; `lomo task list` lists the tasks")
+        checklist = (await conn.execute(select(s.checklist).where(
+            s.checklist.c.task_id == task_id, s.checklist.c.state != "removed").order_by(
+            s.checklist.c.position))).all()
+        said = (await conn.execute(select(s.messages.c.content, s.messages.c.created_at).where(
+            s.messages.c.task_id == task_id, s.messages.c.role == "assistant",
+            s.messages.c.content.is_not(None), s.messages.c.content != "").order_by(s.messages.c.id))).all()
+        inbox = (await conn.execute(select(s.inbox).where(
+            s.inbox.c.task_id == task_id, s.inbox.c.status != "withdrawn").order_by(s.inbox.c.sent_at))).all()
+        artifacts = (await conn.execute(select(s.objects.c.path, s.objects.c.version, s.objects.c.kind,
+                                               s.objects.c.deleted).join(
+            s.task_objects, s.task_objects.c.object_id == s.objects.c.id).where(
+            s.task_objects.c.task_id == task_id, s.task_objects.c.role == "output").order_by(
+            s.task_objects.c.updated_at))).all()
+        gates = (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id).order_by(
+            s.gates.c.created_at))).all()
+        jobs = (await conn.execute(select(s.jobs).where(s.jobs.c.task_id == task_id).order_by(
+            s.jobs.c.created_at))).all()
+        charges = (await conn.execute(select(s.charges.c.amount, s.charges.c.currency, s.charges.c.status).where(
+            s.charges.c.task_id == task_id))).all()
+    conversation = sorted(
+        [{"role": "creator" if m.source in ("creator", "router") else m.source, "text": m.text, "at": m.sent_at,
+          "id": m.id, "source": m.source}
+         for m in inbox] + [{"role": "lomo", "text": m.content, "at": m.created_at} for m in said],
+        key=lambda entry: entry["at"])
+    spent = sum(c.amount for c in charges if c.status == "charged")
+    return {
+        "id": task.id, "kind": task.kind, "status": task.status, "title": task.title, "brief": task.brief,
+        "goal": task.goal, "language": task.language, "autonomy": task.autonomy, "archived": bool(task.archived),
+        "status_reason": task.status_reason, "created_at": iso(task.created_at), "updated_at": iso(task.updated_at),
+        "checklist": [{"title": c.title, "status": c.state, "evidence": c.evidence} for c in checklist],
+        "replies": [m.content for m in said],
+        "artifacts": [a.path for a in artifacts if not a.deleted],
+        "artifact_versions": [{"path": a.path, "version": a.version, "kind": a.kind} for a in artifacts
+                              if not a.deleted],
+        "gates": [{"id": g.id, "kind": g.kind, "status": g.status, "question": g.question, "options": g.options,
+                   "resolution": g.resolution} for g in gates],
+        "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "prompt": j.prompt, "cost": j.cost,
+                  "artifact_path": j.artifact_path, "error": j.error} for j in jobs],
+        "spend": {"amount": round(spent, 4), "currency": charges[0].currency if charges else "credits",
+                  "refunded": round(sum(c.amount for c in charges if c.status == "refunded"), 4)},
+        "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
+    }
+
+
+CHECK_MARKS = {"done": "✓", "active": "▸", "skipped": "–", "pending": "○"}
+
+
+def render_task(doc: dict[str, Any]) -> str:
+    """`lomo task show` for a person."""
+    lines = [f"● {doc['title']} [{doc['kind']}, {doc['status']}] {doc['id']}"]
+    if doc["status_reason"] and doc["status"] in ("failed", "stopped", "paused", "blocked"):
+        lines.append(f"  reason: {doc['status_reason']}")
+    if doc["brief"]:
+        lines += ["", "Brief:"] + [f"  {line}" for line in doc["brief"].splitlines()]
+    if doc["checklist"]:
+        lines += ["", "Checklist:"]
+        for item in doc["checklist"]:
+            evidence = f" — {item['evidence']}" if item["evidence"] else ""
+            lines.append(f"  {CHECK_MARKS.get(item['status'], '?')} {item['title']}{evidence}")
+    if doc["replies"]:
+        lines += ["", "Replies:"]
+        for reply in doc["replies"]:
+            lines += [f"  {line}" for line in reply.splitlines()] + [""]
+        lines.pop()
+    if doc["artifacts"]:
+        lines += ["", "Results:"] + [f"  ↳ {a['path']} (v{a['version']})" for a in doc["artifact_versions"]]
+    pending = [g for g in doc["gates"] if g["status"] == "pending"]
+    if pending:
+        lines += ["", "Waiting for you:"] + [f"  ? {g['question']}  → lomo approve {g['id']}" for g in pending]
+    if doc["jobs"]:
+        lines += ["", "Jobs:"] + [f"  {j['kind']:<6} {j['status']:<10} {j['prompt'][:60]}"
+                                  + (f" — {j['error']}" if j["error"] else "") for j in doc["jobs"]]
+    spend = doc["spend"]
+    if spend["amount"] or spend["refunded"]:
+        lines += ["", f"Spent: {spend['amount']:.2f} {spend['currency']}"
+                  + (f" ({spend['refunded']:.2f} refunded)" if spend["refunded"] else "")]
+    return "\n".join(lines)
+
+
+# ---- the reply to one message (`lomo send --wait`) --------------------------------------------------------
+
+SETTLED_TURN = ("completed", "failed", "stopped")
+
+
+async def reply_to(db: Database, message_id: str, since: float) -> dict[str, Any]:
+    """What became of MESSAGE_ID so far: the turns that read it (or a copy routed on), their replies, gates."""
+    async with db.read() as conn:
+        rows: dict[str, Any] = {}
+        frontier = [message_id]
+        turns: dict[str, Any] = {}
+        while frontier:
+            found = (await conn.execute(select(s.inbox).where(s.inbox.c.id.in_(frontier)))).all()
+            frontier = []
+            for row in found:
+                rows[row.id] = row
+                if row.consumed_turn and row.consumed_turn not in turns:
+                    turn = (await conn.execute(select(s.turns).where(s.turns.c.id == row.consumed_turn))).first()
+                    if turn is None:
+                        continue
+                    turns[turn.id] = turn
+                    calls = select(s.tool_calls.c.id).where(s.tool_calls.c.turn_id == turn.id)
+                    routed = (await conn.execute(select(s.inbox.c.id).where(
+                        s.inbox.c.origin.in_(calls) | (s.inbox.c.origin == row.id)))).scalars().all()
+                    frontier += [r for r in routed if r not in rows]
+        replies = (await conn.execute(select(s.messages.c.content).where(
+            s.messages.c.turn_id.in_(list(turns)), s.messages.c.role == "assistant",
+            s.messages.c.content.is_not(None), s.messages.c.content != "", s.messages.c.created_at >= since).order_by(
+            s.messages.c.id))).scalars().all() if turns else []
+        task_ids = sorted({r.task_id for r in rows.values()})
+        tasks = (await conn.execute(select(s.tasks).where(s.tasks.c.id.in_(task_ids)))).all()
+        gates = (await conn.execute(select(s.gates).where(
+            s.gates.c.task_id.in_(task_ids), s.gates.c.status == "pending"))).all()
+    pending = any(r.status == "pending" for r in rows.values())
+    busy = any(t.status not in SETTLED_TURN and not (t.status == "waiting" and t.wait_kind != "job")
+               for t in turns.values())
+    failed = [t for t in turns.values() if t.status == "failed"]
+    return {"id": message_id, "settled": bool(rows) and not pending and not busy, "failed": bool(failed),
+            "replies": list(replies),
+            "tasks": [{"id": t.id, "kind": t.kind, "title": t.title, "status": t.status,
+                       "reason": t.status_reason} for t in tasks],
+            "gates": [{"id": g.id, "task_id": g.task_id, "kind": g.kind, "question": g.question,
+                       "options": g.options} for g in gates],
+            "reasons": [t.reason for t in failed if t.reason]}
+
+
+async def wait_for_reply(db: Database, message_id: str, since: float, timeout: float,
+                         interval: float = 0.2) -> dict[str, Any]:
+    """Poll until what MESSAGE_ID started has settled (or TIMEOUT seconds passed)."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        reply = await reply_to(db, message_id, since)
+        if reply["settled"] or time.monotonic() >= deadline:
+            return reply
+        await asyncio.sleep(interval)
+
+
+def render_reply(reply: dict[str, Any]) -> str:
+    lines = [line for text in reply["replies"] for line in text.splitlines()]
+    for reason in reply["reasons"]:
+        lines.append(f"failed: {reason}")
+    for gate in reply["gates"]:
+        options = " / ".join(f"{i}. {o['label']}" for i, o in enumerate(gate["options"] or [], 1))
+        lines.append(f"? {gate['question']}  [{options}]  → lomo approve {gate['id']} --option N")
+    return "\n".join(lines) if lines else "(no reply)"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, NamedTuple
 from sqlalchemy import func, insert, select, update
 
 from ..errors import LomoError, StaleWrite, UnknownId
+from ..redact import redact, redact_data
 from ..store import schema as s
 from ..store.engine import Database, fetch, run
 from ..router.index import refresh_search_text
@@ -110,7 +111,7 @@ class Ledger:
     async def event(conn: AsyncConnection, type: str, task_id: str | None = None, turn_id: str | None = None,
                     **data: Any) -> None:
         await conn.execute(insert(s.events).values(type=type, at=now(), task_id=task_id, turn_id=turn_id,
-                                                   data=data or None))
+                                                   data=redact_data(data) or None))
 
     async def record_event(self, type: str, task_id: str | None = None, turn_id: str | None = None,
                            **data: Any) -> None:
@@ -163,7 +164,7 @@ class Ledger:
     @staticmethod
     async def set_task_status(conn: AsyncConnection, task_id: str, status: str, reason: str = "") -> None:
         await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-            status=status, status_reason=reason, updated_at=now()))
+            status=status, status_reason=redact(reason), updated_at=now()))
 
     # ---- inbox -----------------------------------------------------------------------------
     async def deliver(self, task_id: str, text: str, *, source: str = "creator", origin: str | None = None,
@@ -368,6 +369,8 @@ class Ledger:
         key = call_key(claim.turn_id, step, seq)
         t = now()
         guard, extra = (GUARD_CHECKPOINT, {"step": step}) if last_in_step else (GUARD, {})
+        if status != "done":  # a provider's error may echo the key
+            result, tool_message = redact_data(result), redact(tool_message)
         async with self.fenced(claim, guard, durable=durable, **extra) as conn:
             await run(conn, FINISH_CALL, dict(id=key, status=status, result=_json(result), at=t, ran=1 if ran else 0))
             await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="tool",
@@ -395,6 +398,7 @@ class Ledger:
                              wait_ref=wait_ref)
 
     async def fail_turn(self, claim: Claim, reason: str) -> None:
+        reason = redact(reason)
         async with self.fenced(claim) as conn:
             await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
                 status="failed", reason=reason, lease_owner=None, lease_expires=None, finished_at=now()))
@@ -403,6 +407,7 @@ class Ledger:
 
     async def fail_poisoned(self, turn_id: str, reason: str) -> None:
         """Fail a turn that keeps crashing its workers (no claim: it is failed instead of taken)."""
+        reason = redact(reason)
         async with self.db.write() as conn:
             row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
             if row is None or row.status not in ("queued", "running"):

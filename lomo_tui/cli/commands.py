@@ -1,0 +1,252 @@
+"""The built-in subcommands (CONTRACTS §1, §7): worker, inspect, task …, gates, approve, reject, send, withdraw."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import time
+from typing import Any, AsyncIterator
+from contextlib import asynccontextmanager
+
+from ..errors import LomoError
+
+TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
+                ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
+                ("archive", "archive a task"), ("unarchive", "bring an archived task back"),
+                ("autonomy", "how much a task may do without asking: ask | plan | auto"),
+                ("list", "list tasks (one-shot tasks marked)"),
+                ("show", "one task: brief, checklist, replies, artifacts, gates, jobs, spend"),
+                ("export", "a task as Markdown or HTML for sharing: brief, checklist, conversation, results"))
+
+
+def register(add: Any) -> None:
+    add("worker", "run the runtime headless until SIGTERM/SIGINT", worker)
+    add("inspect", "print the state document", inspect)
+    task = add("task", "create, control, list, show or export tasks", task_command)
+    task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True,
+                                   parser_class=type(task))
+    for name, help in TASK_ACTIONS:
+        p = task_sub.add_parser(name, help=help, description=help)
+        from .main import _global
+
+        _global(p)
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        if name == "new":
+            p.add_argument("title")
+            p.add_argument("--brief", default="")
+        elif name != "list":
+            p.add_argument("task_id")
+        if name == "autonomy":
+            p.add_argument("level", choices=("ask", "plan", "auto"))
+        if name == "export":
+            p.add_argument("--format", choices=("md", "html"), default="md", help="md (default) or html")
+            p.add_argument("--output", "-o", metavar="FILE", default=None,
+                           help="write here (default: stdout; html images are linked relative to FILE)")
+    add("gates", "list pending gates", gates)
+    for name in ("approve", "reject"):
+        p = add(name, f"{name} a pending gate", resolve)
+        p.add_argument("gate_id")
+        if name == "approve":
+            p.add_argument("--option", type=int, default=None, help="which option (1-based)")
+    p = add("send", "deliver a message (to Main, or --task) for a running TUI or worker to pick up", send)
+    p.add_argument("message", nargs="?", default=None, help="the message ('-' or left out: read from stdin)")
+    p.add_argument("--task", metavar="TASK_ID", default=argparse.SUPPRESS)
+    p.add_argument("--wait", nargs="?", type=float, const=600.0, default=None, metavar="SECONDS",
+                   help="wait for the reply (default up to 600 s) and print it")
+    p = add("withdraw", "withdraw (or replace) a message not yet read by its task", withdraw)
+    p.add_argument("message_id")
+    p.add_argument("--replace", metavar="TEXT", default=None)
+
+
+def _runtime(settings: Any, watch: bool = False) -> Any:
+    from ..runtime.scheduler import Runtime
+
+    return Runtime(settings, watch=watch)
+
+
+@asynccontextmanager
+async def _database(settings: Any) -> AsyncIterator[Any]:
+    """The migrated database, without the runtime (for commands that only read or write rows)."""
+    from ..store import migrate
+    from ..store.engine import Database
+
+    db = Database(settings.db_url)
+    try:
+        await migrate.upgrade(db)
+        yield db
+    finally:
+        await db.close()
+
+
+def _print_json(value: Any, indent: int | None = None) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+async def run_once(settings: Any, message: str, task_id: str | None, as_json: bool, max_wait: float) -> int:
+    from .state import render_report, run_report
+
+    runtime = _runtime(settings)
+    since = time.time()
+    try:
+        await runtime.open()
+        if message or task_id:
+            if task_id and not message:
+                raise LomoError("--task needs a MESSAGE to deliver")
+            await runtime.send(message, task_id)
+        quiescent = await runtime.run_until_quiescent(max_wait)
+        report = await run_report(runtime.db, since, runtime.errors, quiescent)
+    finally:
+        await runtime.close()
+    if as_json:
+        _print_json(report, indent=2)
+    else:
+        print(render_report(report))
+    from ..redact import redact
+
+    for error in runtime.errors:
+        print(f"lomo: {redact(error)}", file=sys.stderr)
+    return 1 if runtime.errors else 0
+
+
+async def worker(settings: Any, args: argparse.Namespace) -> int:
+    runtime = _runtime(settings, watch=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        print(f"lomo worker {runtime.owner} on {settings.db_url.split('@')[-1]}", file=sys.stderr, flush=True)
+        await runtime.serve(stop)
+    finally:
+        await runtime.close()
+    return 0
+
+
+async def inspect(settings: Any, args: argparse.Namespace) -> int:
+    from .state import state_document
+
+    runtime = _runtime(settings)
+    try:
+        await runtime.open()
+        doc = await state_document(runtime.db)
+    finally:
+        await runtime.close()
+    _print_json(doc, indent=2 if not args.json else None)
+    return 0
+
+
+async def task_command(settings: Any, args: argparse.Namespace) -> int:
+    from ..runtime.ledger import Ledger
+
+    async with _database(settings) as db:
+        ledger = Ledger(db, settings.lease_seconds)
+        await ledger.main_task_id()
+        if args.task_command == "new":
+            task_id = await ledger.create_task(args.title, kind="persistent", brief=args.brief)
+            print(json.dumps({"id": task_id}) if args.json else task_id)
+        elif args.task_command == "list":
+            from .state import state_document
+
+            tasks = (await state_document(db))["tasks"]
+            if args.json:
+                _print_json(tasks)
+            for t in [] if args.json else tasks:
+                mark = "  (one-shot)" if t["kind"] == "lightweight" else ""
+                print(f"{t['id']}  {t['status']:<14} {t['title']}{mark}")
+        elif args.task_command == "show":
+            from .state import render_task, task_document
+
+            doc = await task_document(db, args.task_id)
+            _print_json(doc, indent=2) if args.json else print(render_task(doc))
+        elif args.task_command == "export":
+            from .export import export_task
+
+            await export_task(db, settings, args.task_id, args.format, args.output)
+        elif args.task_command == "autonomy":
+            from ..governance.budget import set_autonomy
+
+            async with db.write() as conn:
+                await set_autonomy(conn, args.task_id, args.level, by="creator:cli")
+            print(json.dumps({"id": args.task_id, "autonomy": args.level}) if args.json
+                  else f"autonomy of {args.task_id}: {args.level}")
+        else:
+            await ledger.control(args.task_id, args.task_command)
+            print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json
+                  else f"{args.task_command}: {args.task_id}")
+    return 0
+
+
+async def gates(settings: Any, args: argparse.Namespace) -> int:
+    from ..governance.gates import pending_gates
+
+    async with _database(settings) as db:
+        rows = await pending_gates(db)
+    if args.json:
+        _print_json([{"id": g.id, "task_id": g.task_id, "kind": g.kind, "status": g.status,
+                      "question": g.question, "options": g.options, "scope": g.scope,
+                      "continues": g.continues} for g in rows])
+    elif not rows:
+        print("No gates are waiting for you.")
+    for g in [] if args.json else rows:
+        print(f"{g.id}  [{g.kind}] {g.question}")
+        for i, option in enumerate(g.options or [], 1):
+            consequence = f" — {option['consequence']}" if option.get("consequence") else ""
+            print(f"    {i}. {option['label']}{consequence}")
+    return 0
+
+
+async def resolve(settings: Any, args: argparse.Namespace) -> int:
+    runtime = _runtime(settings)
+    try:
+        await runtime.open()
+        approve = args.command == "approve"
+        gate = await runtime.resolve_gate(args.gate_id, approve=approve, option=getattr(args, "option", None),
+                                          by=f"creator:cli:{args.command}")
+    finally:
+        await runtime.close()
+    word = "approved" if approve else "rejected"
+    print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else f"{word}: {gate.id} — {gate.question}")
+    return 0
+
+
+async def send(settings: Any, args: argparse.Namespace) -> int:
+    from .main import read_message
+
+    text = read_message(args.message)
+    runtime = _runtime(settings)
+    try:
+        await runtime.open()
+        since = time.time()
+        message_id, _ = await runtime.send(text, getattr(args, "task", None))
+    finally:
+        await runtime.close()
+    as_json = getattr(args, "json", False)
+    if args.wait is None:
+        print(json.dumps({"id": message_id}) if as_json else message_id)
+        return 0
+    from .state import render_reply, wait_for_reply
+
+    async with _database(settings) as db:
+        reply = await wait_for_reply(db, message_id, since, args.wait)
+    if as_json:
+        _print_json(reply, indent=2)
+    else:
+        print(render_reply(reply))
+    if not reply["settled"]:
+        raise LomoError(f"no reply within {args.wait:g} s; is the TUI or `lomo worker` running? "
+                        f"(`lomo --run-once MESSAGE` runs Lomo here instead)")
+    return 1 if reply["failed"] else 0
+
+
+async def withdraw(settings: Any, args: argparse.Namespace) -> int:
+    runtime = _runtime(settings)
+    try:
+        await runtime.open()
+        new = await runtime.ledger.withdraw(args.message_id, args.replace)
+    finally:
+        await runtime.close()
+    print(json.dumps({"withdrawn": args.message_id, "replacement": new}) if args.json
+          else f"withdrawn: {args.message_id}" + (f" (replaced by {new})" if new else ""))
+    return 0
