@@ -110,7 +110,9 @@ _PROJECT = {  # a bundle of deliverables: a persistent goal even when the langua
     "ja": r"一式|セット|シリーズ|プロジェクト|キャンペーン|ブランディング|キット",
     "ru": r"(?<![а-я])(?:набор|комплект|сери[яюи]|кампани[а-я]*|проект[а-я]*|брендинг[а-я]*)(?![а-я])",
 }
-_LIST = re.compile(r"[^,，、;；:：・\n]+(?:[,，、;；・]\s*[^,，、;；・\n]+){2,}")  # three or more listed items
+# three or more listed items; a match starts only where an item can (text start, after a separator, colon or
+# newline) and items are possessive, so a long text without separators is scanned once, not once per position
+_LIST = re.compile(r"(?:^|(?<=[,，、;；:：・\n]))[^,，、;；:：・\n]++(?:[,，、;；・]\s*[^,，、;；・\n]++){2,}")
 _SINGLE = {  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
     "en": r"\b(?:a single|single|just one|only one)\b",
     "zh": r"一张|一幅|单张|就一个",
@@ -125,8 +127,8 @@ def _listed_pieces(text: str, lang: str) -> bool:
     m = _LIST.search(text)
     if m is None:
         return False
-    items = re.split(r"[,，、;；・]", m.group())
-    return sum(1 for item in items if media_kinds(item)) >= 2
+    naming = (item for item in re.split(r"[,，、;；・]", m.group()) if media_kinds(item))
+    return next(naming, None) is not None and next(naming, None) is not None
 
 
 _MORE = {  # continuation of an existing piece of work ("one more", "再来一张")
