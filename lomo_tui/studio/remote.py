@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
 
 from ..models.remote import caused_by, connection_kinds, Endpoint, timeout_kinds, is_loaded, preload
+from ..redact import redact
 from ..workspace.files import atomic_write
 from .providers import STATUS_RANK, TERMINAL, EventSink, JobEvent, ProviderError
 
@@ -444,8 +445,9 @@ class LiteLLMStudio:
                                        "accepted, so it is not ordered again", unknown=True)
             return StudioCallError(f"the connection to {where} broke while {action}", retryable=True)
         if submitting and status in SUBMIT_UNKNOWN_STATUS:
+            detail = self._scrub(endpoint.detail(exc))
             return StudioCallError(f"{where} answered {status} while {action}: it may have been accepted, so it "
-                                   f"is not ordered again ({endpoint.detail(exc)})", unknown=True, status=status)
+                                   f"is not ordered again ({detail})", unknown=True, status=status)
         if video is not None and status == 404:
             return StudioCallError(f"the provider has no video {_short(video)} (404) — it may have expired or "
                                    "api_base may point elsewhere", status=status)
@@ -453,7 +455,8 @@ class LiteLLMStudio:
         return StudioCallError(self._scrub(failure.message), retryable=failure.retryable, status=status)
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self.api_key, "***") if self.api_key and len(self.api_key) >= 4 else text
+        text = text.replace(self.api_key, "***") if self.api_key and len(self.api_key) >= 4 else text
+        return redact(text)  # keys from the environment too
 
     def _known(self, provider_job_id: str) -> _Job:
         """A job by id: in memory, in the spool (image/speech), or a video to ask the provider about."""
