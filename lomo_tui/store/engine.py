@@ -74,6 +74,11 @@ def explain_db_error(exc: BaseException, url: str) -> LomoError:
     return LomoError(f"database error ({_where(url)}): {msg.splitlines()[0] if msg else type(exc).__name__}")
 
 
+def describe_database(url: str) -> str:
+    """Where the database is, for a message (a file path, or the URL without its password)."""
+    return _where(url)
+
+
 def _where(url: str) -> str:
     path = _sqlite_path(url)
     return str(path) if path else make_url(url).render_as_string(hide_password=True)
@@ -163,6 +168,13 @@ class Database:
                 yield conn
         finally:
             self._write_lock.release()
+
+    async def serialise(self, conn: Any, key: int) -> None:
+        """Inside a write transaction: wait until no other transaction holding KEY is open (so a check and the
+        insert it guards are one step across processes). SQLite's BEGIN IMMEDIATE already serialises writers;
+        PostgreSQL takes a transaction-scoped advisory lock."""
+        if not self.is_sqlite:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
     def _may_group(self, durable: bool) -> bool:
         if durable or self.sync_window <= 0 or self.sqlite_path is None:
@@ -360,8 +372,10 @@ def _sqlite_engine(url: str, busy_ms: int) -> Engine:
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # we say BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+        # Turning WAL on for a fresh file takes the write lock: concurrent first starts wait their turn for it.
+        cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
