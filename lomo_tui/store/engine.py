@@ -59,19 +59,73 @@ def create_engine(url: str) -> AsyncEngine:
         raise LomoError(f"cannot use the database URL ({exc})") from None
 
 
+class DiskFull(LomoError):
+    """The database's disk (or its size limit) is full: nothing of the failed transaction was kept."""
+
+
 def explain_db_error(exc: BaseException, url: str) -> LomoError:
     """Turn a driver error into a sentence the creator can act on."""
-    msg = str(getattr(exc, "orig", exc))
-    if isinstance(getattr(exc, "orig", None), sqlite3.OperationalError) or "sqlite" in url:
+    orig = getattr(exc, "orig", None) or exc
+    msg = str(orig)
+    if isinstance(orig, sqlite3.Error) or _is_sqlite(url):
         if "readonly" in msg or "read-only" in msg:
             return LomoError(f"the database is read-only ({_where(url)}): check its permissions or pass --db")
         if "unable to open" in msg:
             return LomoError(f"cannot open the database ({_where(url)}): check that the folder exists and is writable")
         if "locked" in msg:
             return LomoError(f"the database is locked by another program ({_where(url)}); try again in a moment")
-        if "malformed" in msg or "not a database" in msg:
+        if "disk is full" in msg or "database is full" in msg:
+            return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo "
+                            "goes on by itself")
+        if "not a database" in msg:
+            return LomoError(f"{_where(url)} is not a Lomo database (not an SQLite file, or its header is damaged): "
+                             "pass another --db, or restore a backup")
+        if "malformed" in msg or "corrupt" in msg:
             return LomoError(f"the database file is damaged ({_where(url)}); restore a backup or pass another --db")
+    elif isinstance(orig, (OSError, asyncio.TimeoutError)) or "Connect call failed" in msg:
+        errno = getattr(orig, "errno", None)
+        reason = os.strerror(errno) if errno else getattr(orig, "strerror", None) or "no answer"
+        return LomoError(f"cannot reach the database server {_where(url)} ({reason.lower()}): check that it is "
+                         "running and that the URL is right")
+    if "No space left" in msg or "could not extend file" in msg:
+        return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo goes on by "
+                        "itself")
     return LomoError(f"database error ({_where(url)}): {msg.splitlines()[0] if msg else type(exc).__name__}")
+
+
+def storage_failure(exc: BaseException) -> bool:
+    """Whether EXC is the database failing as storage (locked, full, damaged, unreachable) rather than a
+    statement breaking a rule (an IntegrityError is the caller's to handle)."""
+    orig = getattr(exc, "orig", None) or exc
+    return isinstance(orig, sqlite3.OperationalError) or type(orig) is sqlite3.DatabaseError
+
+
+def check_sqlite_file(path: Path) -> None:
+    """Refuse, before SQLite touches it, a file that is not an SQLite database or is shorter than its header
+    says (truncated: a copy cut short, a full disk during a copy)."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+            size = os.fstat(fh.fileno()).st_size
+    except FileNotFoundError:
+        return  # a new database
+    except OSError:
+        return  # SQLite says what is wrong (permissions…)
+    if not header:
+        return  # empty: SQLite makes it a database
+    where = str(path)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        raise LomoError(f"{where} is not a Lomo database (not an SQLite file): pass another --db, or restore "
+                        "a backup")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    header_valid = header[24:28] == header[92:96]  # the in-header size is valid when these two agree
+    wal = Path(f"{path}-wal")
+    log_pending = wal.exists() and wal.stat().st_size > 0  # a checkpoint may still be growing the file
+    if header_valid and pages and size < pages * page_size and not log_pending:
+        raise LomoError(f"the database file is damaged ({where}: truncated, {size} of {pages * page_size} bytes); "
+                        "restore a backup or pass another --db")
 
 
 def describe_database(url: str) -> str:
@@ -126,6 +180,7 @@ class Database:
         self._write_lock: asyncio.Lock | None = None
         self._writer: Connection | None = None
         self._idle_readers: list[Connection] = []
+        self._file_checked = False
         if self.is_sqlite:
             self.sync_engine = _sqlite_engine(url, busy_ms=0)  # writers: lock waits are cooperative
             self.read_engine = _sqlite_engine(url, busy_ms=READ_BUSY_MS)  # readers: rare, short waits
@@ -151,6 +206,8 @@ class Database:
                     yield conn
             except (OperationalError, DBAPIError) as exc:
                 raise explain_db_error(exc, self.url) from exc
+            except (OSError, asyncio.TimeoutError) as exc:  # the server cannot be reached
+                raise explain_db_error(exc, self.url) from None
             return
         if self._write_lock is None:
             self._write_lock = asyncio.Lock()
@@ -247,6 +304,8 @@ class Database:
                         yield conn
             except OperationalError as exc:
                 raise explain_db_error(exc, self.url) from exc
+            except (OSError, asyncio.TimeoutError) as exc:  # the server cannot be reached
+                raise explain_db_error(exc, self.url) from None
             return
         conn = self._idle_readers.pop() if self._idle_readers else self._connect(self.read_engine)
         try:
@@ -261,10 +320,13 @@ class Database:
             conn.close()
 
     def _connect(self, engine: Engine) -> Connection:
+        if not self._file_checked and self.sqlite_path is not None:
+            check_sqlite_file(self.sqlite_path)
+            self._file_checked = True
         try:
             return engine.connect()
-        except OperationalError as exc:
-            raise explain_db_error(exc, self.url) from exc
+        except DBAPIError as exc:
+            raise explain_db_error(exc, self.url) from None
 
     @asynccontextmanager
     async def _transaction(self, conn: Connection, begin: str) -> AsyncIterator[LoopConnection]:
@@ -278,11 +340,15 @@ class Database:
                 raise
             try:
                 _end(conn, commit=True)
-            except (OperationalError, sqlite3.OperationalError) as exc:
+            except (DBAPIError, sqlite3.DatabaseError) as exc:
                 _end(conn, commit=False)
+                if storage_failure(exc):
+                    raise explain_db_error(exc, self.url) from exc
+                raise
+        except (DBAPIError, sqlite3.DatabaseError) as exc:
+            if storage_failure(exc):
                 raise explain_db_error(exc, self.url) from exc
-        except (OperationalError, sqlite3.OperationalError) as exc:
-            raise explain_db_error(exc, self.url) from exc
+            raise
 
     async def close(self) -> None:
         if self.is_sqlite:
