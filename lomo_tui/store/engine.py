@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import sqlite3
 import time
 from contextlib import asynccontextmanager
@@ -74,7 +75,7 @@ def explain_db_error(exc: BaseException, url: str) -> LomoError:
             return LomoError(f"cannot open the database ({_where(url)}): check that the folder exists and is writable")
         if "locked" in msg:
             return LomoError(f"the database is locked by another program ({_where(url)}); try again in a moment")
-        if "disk is full" in msg or "database is full" in msg:
+        if "disk is full" in msg or "database is full" in msg or ("disk I/O error" in msg and _out_of_room(url)):
             return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo "
                             "goes on by itself")
         if "not a database" in msg:
@@ -91,6 +92,17 @@ def explain_db_error(exc: BaseException, url: str) -> LomoError:
         return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo goes on by "
                         "itself")
     return LomoError(f"database error ({_where(url)}): {msg.splitlines()[0] if msg else type(exc).__name__}")
+
+
+def _out_of_room(url: str, least: int = 1 << 20) -> bool:
+    """Whether the SQLite file's filesystem has less than LEAST bytes free (an I/O error there is ENOSPC)."""
+    path = _sqlite_path(url)
+    if path is None:
+        return False
+    try:
+        return shutil.disk_usage(path.parent).free < least
+    except OSError:
+        return False
 
 
 def storage_failure(exc: BaseException) -> bool:
@@ -251,8 +263,15 @@ class Database:
             driver.execute(f"PRAGMA synchronous={level}")
             self._writer_sync = level
         before = driver.total_changes
-        async with self._transaction(self._writer, "BEGIN IMMEDIATE") as conn:  # a broken one is replaced above
-            yield conn
+        try:
+            async with self._transaction(self._writer, "BEGIN IMMEDIATE") as conn:
+                yield conn
+        except BaseException as exc:
+            # A connection a failure left inside a transaction (or that failed as storage: a full disk, damage)
+            # is not reused: the next write opens a fresh one instead of meeting PendingRollbackError forever.
+            if _failed_as_storage(exc) or not _clean(self._writer):
+                self._discard_writer()
+            raise
         if driver.total_changes == before:
             return  # nothing was written: nothing reached the log
         if grouped:
@@ -288,6 +307,18 @@ class Database:
         except OSError as exc:  # the next durable commit syncs the log anyway
             log.warning("could not fsync the database log: %s", exc)
 
+    def _discard_writer(self) -> None:
+        """Forget the writer connection after a failure: invalidated (its driver connection closed, whatever
+        transaction it held rolled back by SQLite), never returned to the pool."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        try:
+            writer.invalidate()
+            writer.close()
+        except Exception:  # noqa: BLE001 — it is being thrown away
+            log.debug("discarding a failed writer connection", exc_info=True)
+
     def _drop_writer(self) -> None:
         if self._writer is not None:
             try:
@@ -311,8 +342,10 @@ class Database:
         try:
             async with self._transaction(conn, "BEGIN") as loop_conn:
                 yield loop_conn
-        except BaseException:
-            conn.close()  # a broken connection is not reused
+        except BaseException as exc:
+            if _failed_as_storage(exc) or not _clean(conn):
+                conn.invalidate()  # a broken connection is not reused, not even by the pool
+            conn.close()
             raise
         if len(self._idle_readers) < IDLE_READERS and not (conn.closed or conn.invalidated):
             self._idle_readers.append(conn)  # reads are frequent: skip the pool's checkout on the next one
@@ -336,12 +369,12 @@ class Database:
             try:
                 yield LoopConnection(conn)
             except BaseException:
-                _end(conn, commit=False)
+                _abandon(conn)
                 raise
             try:
                 _end(conn, commit=True)
             except (DBAPIError, sqlite3.DatabaseError) as exc:
-                _end(conn, commit=False)
+                _abandon(conn)
                 if storage_failure(exc):
                     raise explain_db_error(exc, self.url) from exc
                 raise
@@ -401,6 +434,30 @@ def _end(conn: Connection, *, commit: bool) -> None:
     driver = conn.connection.driver_connection
     if driver.in_transaction:
         driver.commit() if commit else driver.rollback()
+
+
+def _abandon(conn: Connection) -> None:
+    """Roll back after a failure, never hiding it: a rollback that fails too leaves the connection unclean,
+    and its owner discards it (see `_clean`)."""
+    try:
+        _end(conn, commit=False)
+    except Exception:  # noqa: BLE001 — the original failure is the one to report
+        log.debug("rollback after a failed transaction failed", exc_info=True)
+
+
+def _failed_as_storage(exc: BaseException) -> bool:
+    return isinstance(exc, DiskFull) or storage_failure(exc) or (
+        exc.__cause__ is not None and storage_failure(exc.__cause__))
+
+
+def _clean(conn: Connection | None) -> bool:
+    """Whether CONN is fit for the next transaction: open, valid, in no transaction at either level."""
+    if conn is None or conn.closed or conn.invalidated or conn.in_transaction():
+        return False
+    try:
+        return not conn.connection.driver_connection.in_transaction
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _fsync(path: Path) -> None:
