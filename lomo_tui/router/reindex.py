@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, update
 
 from ..store import schema as s
+from ..store.engine import DiskFull
 from .index import search_text
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ class SearchRekey:
     async def _run(self) -> int:
         try:
             count = await rekey(self.db)
+        except DiskFull:
+            return 0  # the runtime says the disk is full (runtime/space.py); try next start
         except Exception:  # noqa: BLE001 — stale keywords only make old tasks harder to find; try next start
             log.exception("re-keying the task search index failed")
             return 0

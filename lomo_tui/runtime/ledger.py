@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 ACTIVE_TURN = ("queued", "running", "waiting")
 TERMINAL_TASK = ("done", "failed", "stopped")
 PROMOTE_AFTER_REVISIONS = 2  # a one-shot revised this often becomes a persistent task (A2)
+MAIN_TASK_LOCK = 0x6C6F6D6D  # advisory lock key: creating the main thread ("lomm")
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class Ledger:
         if found:
             return found
         async with self.db.write() as conn:
+            await self.db.serialise(conn, MAIN_TASK_LOCK)  # concurrent first starts create one main thread
             found = (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.kind == "main"))).scalar()
             if found:
                 return found

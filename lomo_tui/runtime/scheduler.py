@@ -21,7 +21,7 @@ from ..faults import Faults
 from ..models import ModelClient, make_model
 from ..store import migrate
 from ..store import schema as s
-from ..store.engine import Database
+from ..store.engine import Database, DiskFull
 from ..tools import default_registry
 from ..tools.registry import Registry, Tool
 from ..governance import budget
@@ -36,6 +36,7 @@ from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
 from .bus import Bus
 from .ledger import Ledger
+from .space import SpaceWatch
 from .turns import TurnRunner
 
 log = logging.getLogger("lomo.runtime")
@@ -61,6 +62,7 @@ class Runtime:
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
         self.live = LiveWorkspace(self, watch=watch)
+        self.space = SpaceWatch(self)
         # objects with async start()/stop() (and busy(), when run-once should wait for them)
         self.services: list[Any] = [self.live, self.studio, self.vectors, self.rekey]
         self._queue: asyncio.Queue[str] = asyncio.Queue()
@@ -90,7 +92,10 @@ class Runtime:
             self._tasks.append(asyncio.create_task(self._worker(), name=f"lomo-worker-{n}"))
         self._tasks.append(asyncio.create_task(self._watchdog(), name="lomo-watchdog"))
         self.started = True
-        await self.sweep()
+        try:
+            await self.sweep()
+        except DiskFull as exc:  # a worker starting on a full disk waits for room (runtime/space.py)
+            self.space.noticed(exc)
 
     async def close(self, grace: float = 10.0) -> None:
         """Stop: turns in flight finish their current step and hand back their lease (or are cancelled
@@ -108,6 +113,7 @@ class Runtime:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
+        await self.space.stop()
         for service in reversed(self.services):
             await service.stop()
         await self.db.close()
@@ -146,7 +152,7 @@ class Runtime:
         for turn_id in await self.ledger.waiting_turns():
             await self.poke(turn_id)
         for row in await self.ledger.runnable_turns(self.owner_alive):
-            if row.id in self._active:
+            if row.id in self._active or self.space.parked(row.id):
                 continue
             crashed = row.status == "running" and row.lease_owner is not None
             if crashed and row.crash_count + 1 >= self.settings.max_turn_crashes:
@@ -168,6 +174,9 @@ class Runtime:
             try:
                 await self.sweep()
                 await self._notice_outside_changes()
+                self.space.went_on(None)
+            except DiskFull as exc:
+                self.space.noticed(exc)
             except Exception:  # noqa: BLE001 — the watchdog must outlive a bad pass
                 log.exception("watchdog pass failed")
 
@@ -186,6 +195,9 @@ class Runtime:
             self._active.add(turn_id)
             try:
                 await self._run_turn(turn_id)
+                self.space.went_on(turn_id)
+            except DiskFull as exc:
+                self.space.noticed(exc, turn_id)
             except Exception as exc:  # noqa: BLE001 — one broken turn must not kill the worker
                 log.exception("turn %s crashed the worker", turn_id)
                 self.errors.append(f"turn {turn_id}: {exc}")

@@ -19,7 +19,7 @@ from ..errors import LomoError, StaleWrite
 from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
-from ..store.engine import fetch
+from ..store.engine import DiskFull, fetch
 from ..tools.registry import Suspend, ToolContext, ToolError
 from ..workspace.errors import WorkspaceError
 from . import context
@@ -67,6 +67,8 @@ class TurnRunner:
         except StaleWrite:
             log.info("turn %s fenced at epoch %s", self.claim.turn_id, self.claim.epoch)
             return "fenced"
+        except DiskFull:
+            raise  # not the turn's failure: the runtime parks it until the disk has room (runtime/space.py)
         except ModelError as exc:
             await self._fail(f"model error: {exc}")
             return "failed"
@@ -280,6 +282,8 @@ class TurnRunner:
             raise
         except ToolError as exc:
             return "failed", {"error": str(exc)}
+        except DiskFull:
+            raise  # the step is rolled back and redone when the disk has room
         except (LomoError, WorkspaceError) as exc:
             return "failed", {"error": str(exc)}
         except Exception as exc:  # noqa: BLE001 — a broken tool must not sink the turn

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import sqlite3
 import time
 from contextlib import asynccontextmanager
@@ -59,19 +60,89 @@ def create_engine(url: str) -> AsyncEngine:
         raise LomoError(f"cannot use the database URL ({exc})") from None
 
 
+class DiskFull(LomoError):
+    """The database's disk (or its size limit) is full: nothing of the failed transaction was kept."""
+
+
 def explain_db_error(exc: BaseException, url: str) -> LomoError:
     """Turn a driver error into a sentence the creator can act on."""
-    msg = str(getattr(exc, "orig", exc))
-    if isinstance(getattr(exc, "orig", None), sqlite3.OperationalError) or "sqlite" in url:
+    orig = getattr(exc, "orig", None) or exc
+    msg = str(orig)
+    if isinstance(orig, sqlite3.Error) or _is_sqlite(url):
         if "readonly" in msg or "read-only" in msg:
             return LomoError(f"the database is read-only ({_where(url)}): check its permissions or pass --db")
         if "unable to open" in msg:
             return LomoError(f"cannot open the database ({_where(url)}): check that the folder exists and is writable")
         if "locked" in msg:
             return LomoError(f"the database is locked by another program ({_where(url)}); try again in a moment")
-        if "malformed" in msg or "not a database" in msg:
+        if "disk is full" in msg or "database is full" in msg or ("disk I/O error" in msg and _out_of_room(url)):
+            return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo "
+                            "goes on by itself")
+        if "not a database" in msg:
+            return LomoError(f"{_where(url)} is not a Lomo database (not an SQLite file, or its header is damaged): "
+                             "pass another --db, or restore a backup")
+        if "malformed" in msg or "corrupt" in msg:
             return LomoError(f"the database file is damaged ({_where(url)}); restore a backup or pass another --db")
+    elif isinstance(orig, (OSError, asyncio.TimeoutError)) or "Connect call failed" in msg:
+        errno = getattr(orig, "errno", None)
+        reason = os.strerror(errno) if errno else getattr(orig, "strerror", None) or "no answer"
+        return LomoError(f"cannot reach the database server {_where(url)} ({reason.lower()}): check that it is "
+                         "running and that the URL is right")
+    if "No space left" in msg or "could not extend file" in msg:
+        return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo goes on by "
+                        "itself")
     return LomoError(f"database error ({_where(url)}): {msg.splitlines()[0] if msg else type(exc).__name__}")
+
+
+def _out_of_room(url: str, least: int = 1 << 20) -> bool:
+    """Whether the SQLite file's filesystem has less than LEAST bytes free (an I/O error there is ENOSPC)."""
+    path = _sqlite_path(url)
+    if path is None:
+        return False
+    try:
+        return shutil.disk_usage(path.parent).free < least
+    except OSError:
+        return False
+
+
+def storage_failure(exc: BaseException) -> bool:
+    """Whether EXC is the database failing as storage (locked, full, damaged, unreachable) rather than a
+    statement breaking a rule (an IntegrityError is the caller's to handle)."""
+    orig = getattr(exc, "orig", None) or exc
+    return isinstance(orig, sqlite3.OperationalError) or type(orig) is sqlite3.DatabaseError
+
+
+def check_sqlite_file(path: Path) -> None:
+    """Refuse, before SQLite touches it, a file that is not an SQLite database or is shorter than its header
+    says (truncated: a copy cut short, a full disk during a copy)."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+            size = os.fstat(fh.fileno()).st_size
+    except FileNotFoundError:
+        return  # a new database
+    except OSError:
+        return  # SQLite says what is wrong (permissions…)
+    if not header:
+        return  # empty: SQLite makes it a database
+    where = str(path)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        raise LomoError(f"{where} is not a Lomo database (not an SQLite file): pass another --db, or restore "
+                        "a backup")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    header_valid = header[24:28] == header[92:96]  # the in-header size is valid when these two agree
+    wal = Path(f"{path}-wal")
+    log_pending = wal.exists() and wal.stat().st_size > 0  # a checkpoint may still be growing the file
+    if header_valid and pages and size < pages * page_size and not log_pending:
+        raise LomoError(f"the database file is damaged ({where}: truncated, {size} of {pages * page_size} bytes); "
+                        "restore a backup or pass another --db")
+
+
+def describe_database(url: str) -> str:
+    """Where the database is, for a message (a file path, or the URL without its password)."""
+    return _where(url)
 
 
 def _where(url: str) -> str:
@@ -121,6 +192,7 @@ class Database:
         self._write_lock: asyncio.Lock | None = None
         self._writer: Connection | None = None
         self._idle_readers: list[Connection] = []
+        self._file_checked = False
         if self.is_sqlite:
             self.sync_engine = _sqlite_engine(url, busy_ms=0)  # writers: lock waits are cooperative
             self.read_engine = _sqlite_engine(url, busy_ms=READ_BUSY_MS)  # readers: rare, short waits
@@ -146,6 +218,8 @@ class Database:
                     yield conn
             except (OperationalError, DBAPIError) as exc:
                 raise explain_db_error(exc, self.url) from exc
+            except (OSError, asyncio.TimeoutError) as exc:  # the server cannot be reached
+                raise explain_db_error(exc, self.url) from None
             return
         if self._write_lock is None:
             self._write_lock = asyncio.Lock()
@@ -163,6 +237,13 @@ class Database:
                 yield conn
         finally:
             self._write_lock.release()
+
+    async def serialise(self, conn: Any, key: int) -> None:
+        """Inside a write transaction: wait until no other transaction holding KEY is open (so a check and the
+        insert it guards are one step across processes). SQLite's BEGIN IMMEDIATE already serialises writers;
+        PostgreSQL takes a transaction-scoped advisory lock."""
+        if not self.is_sqlite:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
     def _may_group(self, durable: bool) -> bool:
         if durable or self.sync_window <= 0 or self.sqlite_path is None:
@@ -182,8 +263,15 @@ class Database:
             driver.execute(f"PRAGMA synchronous={level}")
             self._writer_sync = level
         before = driver.total_changes
-        async with self._transaction(self._writer, "BEGIN IMMEDIATE") as conn:  # a broken one is replaced above
-            yield conn
+        try:
+            async with self._transaction(self._writer, "BEGIN IMMEDIATE") as conn:
+                yield conn
+        except BaseException as exc:
+            # A connection a failure left inside a transaction (or that failed as storage: a full disk, damage)
+            # is not reused: the next write opens a fresh one instead of meeting PendingRollbackError forever.
+            if _failed_as_storage(exc) or not _clean(self._writer):
+                self._discard_writer()
+            raise
         if driver.total_changes == before:
             return  # nothing was written: nothing reached the log
         if grouped:
@@ -219,6 +307,18 @@ class Database:
         except OSError as exc:  # the next durable commit syncs the log anyway
             log.warning("could not fsync the database log: %s", exc)
 
+    def _discard_writer(self) -> None:
+        """Forget the writer connection after a failure: invalidated (its driver connection closed, whatever
+        transaction it held rolled back by SQLite), never returned to the pool."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        try:
+            writer.invalidate()
+            writer.close()
+        except Exception:  # noqa: BLE001 — it is being thrown away
+            log.debug("discarding a failed writer connection", exc_info=True)
+
     def _drop_writer(self) -> None:
         if self._writer is not None:
             try:
@@ -235,13 +335,17 @@ class Database:
                         yield conn
             except OperationalError as exc:
                 raise explain_db_error(exc, self.url) from exc
+            except (OSError, asyncio.TimeoutError) as exc:  # the server cannot be reached
+                raise explain_db_error(exc, self.url) from None
             return
         conn = self._idle_readers.pop() if self._idle_readers else self._connect(self.read_engine)
         try:
             async with self._transaction(conn, "BEGIN") as loop_conn:
                 yield loop_conn
-        except BaseException:
-            conn.close()  # a broken connection is not reused
+        except BaseException as exc:
+            if _failed_as_storage(exc) or not _clean(conn):
+                conn.invalidate()  # a broken connection is not reused, not even by the pool
+            conn.close()
             raise
         if len(self._idle_readers) < IDLE_READERS and not (conn.closed or conn.invalidated):
             self._idle_readers.append(conn)  # reads are frequent: skip the pool's checkout on the next one
@@ -249,10 +353,13 @@ class Database:
             conn.close()
 
     def _connect(self, engine: Engine) -> Connection:
+        if not self._file_checked and self.sqlite_path is not None:
+            check_sqlite_file(self.sqlite_path)
+            self._file_checked = True
         try:
             return engine.connect()
-        except OperationalError as exc:
-            raise explain_db_error(exc, self.url) from exc
+        except DBAPIError as exc:
+            raise explain_db_error(exc, self.url) from None
 
     @asynccontextmanager
     async def _transaction(self, conn: Connection, begin: str) -> AsyncIterator[LoopConnection]:
@@ -262,15 +369,19 @@ class Database:
             try:
                 yield LoopConnection(conn)
             except BaseException:
-                _end(conn, commit=False)
+                _abandon(conn)
                 raise
             try:
                 _end(conn, commit=True)
-            except (OperationalError, sqlite3.OperationalError) as exc:
-                _end(conn, commit=False)
+            except (DBAPIError, sqlite3.DatabaseError) as exc:
+                _abandon(conn)
+                if storage_failure(exc):
+                    raise explain_db_error(exc, self.url) from exc
+                raise
+        except (DBAPIError, sqlite3.DatabaseError) as exc:
+            if storage_failure(exc):
                 raise explain_db_error(exc, self.url) from exc
-        except (OperationalError, sqlite3.OperationalError) as exc:
-            raise explain_db_error(exc, self.url) from exc
+            raise
 
     async def close(self) -> None:
         if self.is_sqlite:
@@ -325,6 +436,30 @@ def _end(conn: Connection, *, commit: bool) -> None:
         driver.commit() if commit else driver.rollback()
 
 
+def _abandon(conn: Connection) -> None:
+    """Roll back after a failure, never hiding it: a rollback that fails too leaves the connection unclean,
+    and its owner discards it (see `_clean`)."""
+    try:
+        _end(conn, commit=False)
+    except Exception:  # noqa: BLE001 — the original failure is the one to report
+        log.debug("rollback after a failed transaction failed", exc_info=True)
+
+
+def _failed_as_storage(exc: BaseException) -> bool:
+    return isinstance(exc, DiskFull) or storage_failure(exc) or (
+        exc.__cause__ is not None and storage_failure(exc.__cause__))
+
+
+def _clean(conn: Connection | None) -> bool:
+    """Whether CONN is fit for the next transaction: open, valid, in no transaction at either level."""
+    if conn is None or conn.closed or conn.invalidated or conn.in_transaction():
+        return False
+    try:
+        return not conn.connection.driver_connection.in_transaction
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def _fsync(path: Path) -> None:
     """Flush PATH's data to the disk (fsync works on the inode, whichever descriptor asks)."""
     try:
@@ -360,8 +495,10 @@ def _sqlite_engine(url: str, busy_ms: int) -> Engine:
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None  # we say BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+        # Turning WAL on for a fresh file takes the write lock: concurrent first starts wait their turn for it.
+        cursor.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
         cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()

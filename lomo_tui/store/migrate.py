@@ -1,18 +1,32 @@
 """Schema migrations (Alembic), applied automatically at start.
 
 Alembic is imported only when the database is not already at HEAD, so a normal start costs one query.
+
+Several processes may start at once on one database (`lomo worker &` on each machine), and any of them may
+be killed mid-upgrade. So the upgrade is a series of steps, one revision each, and every step is one write
+transaction that takes the database's migration lock first (SQLite: BEGIN IMMEDIATE, the file's one write
+lock; PostgreSQL: a transaction-scoped advisory lock), re-reads the revision under that lock, runs the next
+revision's DDL and bumps `alembic_version`, then commits. A process that waited for the lock finds the work
+done; a process killed inside a step leaves the previous revision intact, and the next start redoes the step.
 """
 from __future__ import annotations
 
+import os
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from .engine import Database
+from ..errors import LomoError
+from ..faults import Faults
+from .engine import Database, describe_database
 
 HEAD = "0008"
 MIGRATIONS = Path(__file__).with_name("migrations")
+# pg_advisory_xact_lock key of the schema upgrade: any fixed 64-bit number, the same in every Lomo ("lomo")
+ADVISORY_LOCK_KEY = 0x6C6F6D6F
 
 
 async def current_revision(db: Database) -> str | None:
@@ -27,19 +41,59 @@ async def current_revision(db: Database) -> str | None:
         raise
 
 
-async def upgrade(db: Database, target: str = "head") -> None:
-    """Bring the schema to TARGET (default head); a no-op when it is there already."""
+async def upgrade(db: Database, target: str = "head", faults: Faults | None = None) -> None:
+    """Bring the schema to TARGET (default head); a no-op when it is there already.
+
+    FAULTS (default: from LOMO_FAULTS) is reached at `during_migration` after each revision's DDL ran and
+    before its transaction commits."""
     if target == "head" and await current_revision(db) == HEAD:
         return
+    faults = faults if faults is not None else Faults(os.environ.get("LOMO_FAULTS", ""))
+    while True:
+        async with db.write() as conn:
+            finished = await conn.run_sync(_one_revision, db, target, faults)
+        if finished:
+            return
+
+
+@lru_cache(maxsize=1)
+def _scripts() -> Any:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(MIGRATIONS))
+
+
+def _one_revision(sync_conn: Any, db: Database, target: str, faults: Faults) -> bool:
+    """Under the migration lock: apply the next revision toward TARGET in this transaction. True when the
+    schema is at TARGET (nothing left to do)."""
     from alembic import command
     from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+    from alembic.util import CommandError
 
+    if not sync_conn.in_transaction():
+        sync_conn.begin()  # SQLite: the driver's BEGIN IMMEDIATE is open; tell SQLAlchemy (and so Alembic) so
+    if not db.is_sqlite:
+        sync_conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK_KEY})
+    scripts = _scripts()
+    current = MigrationContext.configure(sync_conn).get_current_revision()  # re-read under the lock
+    wanted = scripts.get_revision(target).revision
+    if current is not None:
+        try:
+            scripts.get_revision(current)
+        except CommandError:
+            raise LomoError(f"the database {describe_database(db.url)} was written by a newer Lomo (schema "
+                            f"revision {current}; this Lomo knows up to {HEAD}): upgrade Lomo, or pass another "
+                            "--db") from None
+    if current == wanted:
+        return True
+    path = list(scripts.iterate_revisions(wanted, current))  # newest first, down to just above CURRENT
+    if not path or path[-1].down_revision != current:
+        return True  # TARGET is older than the database: nothing to upgrade
+    step = path[-1].revision
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-
-    def run(sync_conn) -> None:  # type: ignore[no-untyped-def]
-        cfg.attributes["connection"] = sync_conn
-        command.upgrade(cfg, target)
-
-    async with db.write() as conn:
-        await conn.run_sync(run)
+    cfg.attributes["connection"] = sync_conn
+    command.upgrade(cfg, step)  # inside this transaction: Alembic sees it and neither begins nor commits
+    faults.hit("during_migration")
+    return step == wanted
