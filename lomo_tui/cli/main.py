@@ -171,7 +171,7 @@ async def inspect(settings: Any, args: argparse.Namespace) -> int:
     runtime = _runtime(settings)
     try:
         await runtime.open()
-        doc = await state_document(runtime.db)
+        doc = await state_document(runtime.db, runtime.workspace.id)
     finally:
         await runtime.close()
     print(json.dumps(doc, ensure_ascii=False, indent=2 if not args.json else None))

@@ -20,6 +20,7 @@ than `step_ms` mid-file shows its partial content as a version before the final 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import platform
 import stat
@@ -33,7 +34,20 @@ from watchfiles import Change, awatch
 
 from lomo_tui.workspace.errors import WorkspaceError
 from lomo_tui.workspace.files import content_hash
-from lomo_tui.workspace.paths import is_ignored
+from lomo_tui.workspace.paths import is_ignored, safe_name, shown_name
+
+log = logging.getLogger("lomo.workspace")
+_reported: set[str] = set()
+
+
+def _storable(rel: str) -> bool:
+    """Whether REL can be recorded: a name that is not UTF-8 is skipped, with one log line."""
+    if safe_name(rel):
+        return True
+    if rel not in _reported:
+        _reported.add(rel)
+        log.warning("skipping %s: its name is not UTF-8; rename it to see it in Lomo", shown_name(rel))
+    return False
 
 ChangeKind = Literal["added", "modified", "deleted", "moved"]
 
@@ -87,7 +101,7 @@ def scan_tree(
             continue
         for entry in entries:
             rel = f"{folder}/{entry.name}" if folder else entry.name
-            if is_ignored(rel):
+            if is_ignored(rel) or not _storable(rel):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
@@ -204,7 +218,7 @@ class WorkspaceWatcher:
         return path[len(self._prefix):].replace(os.sep, "/")
 
     def _keep(self, _change: Change, path: str) -> bool:
-        return path.startswith(self._prefix) and not is_ignored(self._rel(path))
+        return path.startswith(self._prefix) and not is_ignored(self._rel(path)) and _storable(self._rel(path))
 
     def _observe(self, touched: Iterable[str]) -> dict[str, FileStamp | None]:
         """The state now of each touched path: a stamp, or None where no file is.
