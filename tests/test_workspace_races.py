@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy import func, select
 
-from conftest import LomoEnv
+from conftest import LomoEnv, async_wait_for
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from lomo_tui.tools.registry import ToolContext, ToolError
@@ -181,3 +181,29 @@ async def test_edit_file_on_a_file_the_creator_changed_after_the_check_is_a_conf
         assert authors == ["creator", "creator"]
     finally:
         await rt.close()
+
+
+async def test_a_watcher_sample_taken_before_an_agent_write_is_never_recorded_after_it(lomo: LomoEnv) -> None:
+    """observe() looks at the file only once it holds the lock, so a look older than the agent's
+    recorded write cannot become the newest version (or a false creator version)."""
+    (lomo.workspace / "note.md").write_text("the creator's first text\n")
+    rt = Runtime(lomo.settings(), watch=False)
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Note")
+        read = await rt.workspace.read("note.md", task)
+        async with rt.db.write() as conn:  # an agent write in flight holds the lock
+            watcher = asyncio.create_task(rt.workspace.observe("note.md"))
+            await async_wait_for(lambda: rt.db._write_lock._waiters, timeout=10, what="the watcher waiting")
+            await asyncio.to_thread((lomo.workspace / "note.md").write_text, "the agent's text\n")
+            seen = await rt.workspace.record(conn, "note.md", content_hash(lomo.workspace / "note.md"), 17,
+                                             author="agent", task_id=task, key="k")
+            assert seen.version == read["version"] + 1
+        await watcher
+        async with rt.db.read() as conn:
+            rows = (await conn.execute(select(s.object_versions.c.version, s.object_versions.c.author).order_by(
+                s.object_versions.c.version))).all()
+            notices = (await conn.execute(select(func.count()).select_from(s.notices))).scalar()
+    finally:
+        await rt.close()
+    assert [tuple(r) for r in rows] == [(1, "creator"), (2, "agent")] and notices == 0
