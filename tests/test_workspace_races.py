@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -207,3 +208,43 @@ async def test_a_watcher_sample_taken_before_an_agent_write_is_never_recorded_af
     finally:
         await rt.close()
     assert [tuple(r) for r in rows] == [(1, "creator"), (2, "agent")] and notices == 0
+
+
+@pytest.mark.slow
+async def test_on_postgresql_appends_racing_another_processs_watcher_are_all_done_and_recorded_once(
+        pg_lomo: LomoEnv, kill_on_exit) -> None:
+    log = pg_lomo.workspace / "log.md"
+    log.write_text("# log\n")
+    rt = Runtime(pg_lomo.settings(), watch=False)
+    await rt.open()
+    worker = pg_lomo.popen("worker")  # its watcher records every change it sees
+    kill_on_exit(worker)
+    try:
+        async def indexed() -> bool:
+            async with rt.db.read() as conn:
+                return bool((await conn.execute(select(func.count()).select_from(s.objects))).scalar())
+
+        await async_wait_for(indexed, timeout=60, what="the worker indexing the workspace")
+        task = await rt.ledger.create_task("Log")
+        claim = SimpleNamespace(task_id=task)
+        failures: list[str] = []
+        lines: list[str] = []
+        deadline = time.monotonic() + 4.0
+        while time.monotonic() < deadline:
+            n = len(lines) + 1
+            try:
+                await rt.registry.get("append_file").fn(ToolContext(rt, claim, 1, n, f"append/{n}"),  # type: ignore
+                                                        path="log.md", text=f"line {n}\n")
+            except Exception as exc:  # noqa: BLE001 — every failure is the defect under test
+                failures.append(f"{type(exc).__name__}: {exc}"[:200])
+            lines.append(f"line {n}\n")
+        async with rt.db.read() as conn:
+            keys = Counter((await conn.execute(select(s.object_versions.c.idempotency_key).where(
+                s.object_versions.c.idempotency_key.like("append/%")))).scalars())
+    finally:
+        worker.terminate()
+        worker.communicate(timeout=30)
+        await rt.close()
+    assert failures == []
+    assert log.read_text() == "# log\n" + "".join(lines)
+    assert len(keys) == len(lines) and set(keys.values()) == {1}
