@@ -151,9 +151,20 @@ def test_a_file_still_open_for_writing_is_hashed_only_after_its_writer_closes_it
         "time.sleep(0.3)\n"
         "fh.write('the creator typed this'); fh.close()\n"), str(path)], stdout=subprocess.PIPE, text=True)
     assert writer.stdout.readline().strip() == "open"
-    digest = settled_hash(path)
+    digest, settled = settled_hash(path)
     writer.wait(timeout=10)
-    assert digest == content_hash(path)  # what was hashed is the finished save, not the empty file
+    assert settled and digest == content_hash(path)  # the finished save was hashed, not the empty file
+
+
+def test_a_file_a_writer_keeps_open_counts_as_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files_module, "SETTLE_SECONDS", 0.2)
+    path = tmp_path / "held.md"
+    path.write_text("base\n")
+    base = content_hash(path)
+    with open(path, "a"):  # an editor holding the file open for writing, nothing written yet
+        assert replace_if_unchanged(path, b"agent\n", base) is False
+    assert path.read_text() == "base\n"
+    assert replace_if_unchanged(path, b"agent\n", base) is True  # closed: the write goes through
 
 
 async def test_edit_file_on_a_file_the_creator_changed_after_the_check_is_a_conflict(lomo: LomoEnv,

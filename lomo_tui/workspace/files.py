@@ -129,14 +129,15 @@ def replace_if_unchanged(path: Path, data: bytes, base_hash: str | None) -> bool
     The check and the replacement are one step, so a creator's save that lands after the caller
     read the file is never overwritten. Returns False, with the creator's newest content at `path`
     and nothing written, when the file changed. On Linux the new file is exchanged with the old one
-    atomically (``renameat2(RENAME_EXCHANGE)``), the file swapped out is hashed, and when it is not
-    the base it is swapped back, repeating while saves keep landing, until what comes out is what
-    was last put in. Elsewhere (or on a file system without the exchange) the old file is moved
-    aside, checked, and the new one linked in without replacing: a save during that instant wins
-    and the path is briefly absent. What it cannot see: a writer that opened the old file *without
-    truncating it* before the exchange and writes into it after the check (that write lands in the
-    swapped-out file). Editors that save by renaming, and in-place saves that open with O_TRUNC
-    (vim's, most others, shell ``>``), are covered.
+    atomically (``renameat2(RENAME_EXCHANGE)``); the file swapped out is hashed once no process has
+    it open for writing (`settled_hash`: an in-place save under way into it is waited for), and when
+    it is not the base it is swapped back, repeating while saves keep landing, until what comes out
+    is what was last put in. Elsewhere (or on a file system without the exchange) the old file is
+    moved aside, checked, and the new one linked in without replacing: a save during that instant
+    wins, and the path is briefly absent. A reader may glimpse `data` while it is checked and undone.
+    A writer still holding the old file open after `SETTLE_SECONDS` counts as a change (conflict).
+    Not covered: such a writer where leases are unavailable (another file system or OS, a file
+    owned by someone else), which is hashed as it stands.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -178,15 +179,16 @@ def _link_new(temp: Path, path: Path) -> bool:
 
 def _identity(path: Path) -> tuple[int, str]:
     """(inode, settled content hash) of what is at `path` now."""
-    return os.lstat(path).st_ino, settled_hash(path)
+    return os.lstat(path).st_ino, settled_hash(path)[0]
 
 
 SETTLE_SECONDS = 2.0
 """How long `settled_hash` waits for a writer that has the file open to close it."""
 
 
-def settled_hash(path: Path, wait: float = SETTLE_SECONDS) -> str:
-    """SHA-256 of the file once no process has it open for writing, so the bytes hashed are final.
+def settled_hash(path: Path, wait: float | None = None) -> tuple[str, bool]:
+    """SHA-256 of the file once no process has it open for writing, so the bytes hashed are final;
+    and False with it when a writer still had it open after WAIT seconds (its bytes may change yet).
 
     Used on a file just swapped out of the workspace (its name is private): a creator's in-place
     save that opened it before the swap is either finished (and seen here) or still holding it open
@@ -198,33 +200,35 @@ def settled_hash(path: Path, wait: float = SETTLE_SECONDS) -> str:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise _error(path, "read", exc) from exc
-    leased = False
+    leased = "unsupported"
     try:
-        leased = _lease_when_no_writer(fd, wait)
+        leased = _lease_when_no_writer(fd, SETTLE_SECONDS if wait is None else wait)
         with open(fd, "rb", closefd=False) as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
+            return hashlib.file_digest(f, "sha256").hexdigest(), leased != "busy"
     finally:
-        if leased:
+        if leased == "leased":
             with suppress(OSError):
                 fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
         os.close(fd)
 
 
-def _lease_when_no_writer(fd: int, wait: float) -> bool:
-    """Take a read lease on FD, waiting up to WAIT seconds while a writer has the file open.
-    False when leases cannot be had here (or the writer stayed): the caller hashes anyway."""
+def _lease_when_no_writer(fd: int, wait: float) -> str:
+    """Take a read lease on FD, waiting up to WAIT seconds while a writer has the file open:
+    "leased", "busy" (the writer stayed), or "unsupported" (no leases here: a plain hash it is)."""
     if not hasattr(fcntl, "F_SETLEASE"):
-        return False
+        return "unsupported"
     with suppress(OSError, AttributeError):  # a lease break must not be SIGIO (which would end the process)
         fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
     deadline = time.monotonic() + wait
     while True:
         try:
             fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
-            return True
+            return "leased"
         except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() >= deadline:
-                return False
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                return "unsupported"
+            if time.monotonic() >= deadline:
+                return "busy"
         time.sleep(0.001)
 
 
@@ -234,7 +238,7 @@ def _exchange_in(temp: Path, path: Path, base_hash: str, new_hash: str) -> bool:
         _exchange(temp, path)
     except FileNotFoundError:
         return False  # the file was removed since it was read
-    if settled_hash(temp) == base_hash:
+    if settled_hash(temp) == (base_hash, True):
         return True
     # A save landed: put the creator's file back. Each exchange returns what was at `path` just before;
     # if that is not what we last put there, a newer save arrived meanwhile, so exchange again.
@@ -259,7 +263,7 @@ def _move_aside_in(temp: Path, path: Path, base_hash: str) -> bool:
     except FileNotFoundError:
         return False
     try:
-        if settled_hash(aside) == base_hash:
+        if settled_hash(aside) == (base_hash, True):
             return _link_new(temp, path)
         _link_new(aside, path)
         return False

@@ -400,7 +400,7 @@ class Workspace:
                 for name in sorted(filenames):
                     rel = f"{rel_dir}/{name}".lstrip("/")
                     path = base / name
-                    if is_ignored(rel) or not fnmatch.fnmatch(rel, pattern) or not is_text(path):
+                    if is_ignored(rel) or not safe_name(rel) or not fnmatch.fnmatch(rel, pattern) or not is_text(path):
                         continue
                     try:
                         text = read_text_limited(path, MAX_READ_BYTES)
@@ -474,6 +474,12 @@ async def register_workspace(db: Database, root: Path) -> str:
     before workspaces had identity (`workspace_id` NULL) go to the first workspace opened that holds
     any of their files; a folder holding none of them leaves them for the one that does."""
     real = os.path.realpath(root)
+    async with db.read() as conn:  # the usual case reads only: a known folder, nothing left to adopt
+        found = (await conn.execute(select(s.workspaces.c.id).where(s.workspaces.c.root == real))).scalar()
+        orphans = (await conn.execute(select(s.objects.c.id).where(s.objects.c.workspace_id.is_(None)).limit(
+            1))).first()
+    if found is not None and orphans is None:
+        return found
     async with db.write() as conn:
         if not db.is_sqlite:
             await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _lock_key("lomo:workspaces")})
