@@ -238,6 +238,9 @@ def _exchange_in(temp: Path, path: Path, base_hash: str, new_hash: str) -> bool:
         _exchange(temp, path)
     except FileNotFoundError:
         return False  # the file was removed since it was read
+    if not stat.S_ISREG(os.lstat(temp).st_mode):  # a folder or a link took its place: give it back
+        _exchange(temp, path)
+        return False
     if settled_hash(temp) == (base_hash, True):
         return True
     # A save landed: put the creator's file back. Each exchange returns what was at `path` just before;
