@@ -11,6 +11,8 @@ rescan) into changes by comparing the folder as it is now with a cache of conten
   JetBrains…) gives one "modified" of the original;
 - a deleted path and an added path with the same content in one batch give one "moved";
 - symbolic links are not followed: a linked file is seen under its real name only.
+- a file whose name is not UTF-8 is skipped (one log line); when watchfiles gives up on a batch
+  because of one, the folder is rescanned so the rest of that batch is still reported.
 
 Known gaps: a file written between `initial_scan` and the start of watching is not reported
 (the caller reconciles its records against the scan on start-up); a writer that pauses longer
@@ -134,6 +136,14 @@ def _stamp(
     return FileStamp(st.st_size, st.st_mtime_ns, digest)
 
 
+def _undecodable_name(exc: BaseException) -> bool:
+    """Whether EXC (or one inside an exception group) is watchfiles failing on a non-UTF-8 name."""
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return any(_undecodable_name(e) for e in inner)
+    return "decode path" in str(exc)
+
+
 def _wants_polling(force_polling: bool | None) -> bool:
     """watchfiles' rule: explicit choice, else ``WATCHFILES_FORCE_POLLING``, else WSL 2."""
     if force_polling is not None:
@@ -192,17 +202,27 @@ class WorkspaceWatcher:
                 yield batch
 
     async def _events(self, stop: StopEvent | None) -> AsyncIterator[dict[str, FileStamp | None]]:
-        async for raw in awatch(
-            self.root,
-            watch_filter=self._keep,
-            step=self._step_ms,
-            debounce=self._debounce_ms,
-            stop_event=stop,
-            force_polling=False,
-            ignore_permission_denied=True,
-        ):
-            touched = {self._rel(path) for _, path in raw}
-            yield await asyncio.to_thread(self._observe, touched)
+        while True:
+            try:
+                async for raw in awatch(
+                    self.root,
+                    watch_filter=self._keep,
+                    step=self._step_ms,
+                    debounce=self._debounce_ms,
+                    stop_event=stop,
+                    force_polling=False,
+                    ignore_permission_denied=True,
+                ):
+                    touched = {self._rel(path) for _, path in raw}
+                    yield await asyncio.to_thread(self._observe, touched)
+                return
+            except Exception as exc:  # noqa: BLE001 — only the undecodable-name failure is handled
+                if not _undecodable_name(exc) or (stop and stop.is_set()):
+                    raise
+            # watchfiles gives up on a batch naming a file that is not UTF-8: rescan (that file is
+            # skipped) so nothing else in that batch is missed, and watch again
+            fresh = await asyncio.to_thread(scan_tree, self.root, "", self.stamps)
+            yield dict.fromkeys(self.stamps) | fresh
 
     async def _poll(self, stop: StopEvent | None) -> AsyncIterator[dict[str, FileStamp | None]]:
         """Rescan with size + mtime in nanoseconds (watchfiles' poller compares whole seconds
