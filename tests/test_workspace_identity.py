@@ -33,6 +33,20 @@ def inspect_in(lomo: LomoEnv, folder: Path) -> dict:
 
 def test_switching_workspaces_on_one_database_keeps_each_ones_files_versions_and_authors(lomo: LomoEnv,
                                                                                        tmp_path: Path) -> None:
+    switch_workspaces(lomo, tmp_path)
+    with __import__("sqlite3").connect(lomo.db_path) as conn:
+        rows = Counter(path for (path,) in conn.execute("SELECT path FROM objects"))
+        workspaces = conn.execute("SELECT COUNT(*) FROM workspaces").fetchone()[0]
+    assert rows == {"story.md": 1, "poster.txt": 1, "elsewhere.md": 1} and workspaces == 2
+
+
+@pytest.mark.slow
+def test_on_postgresql_switching_workspaces_keeps_each_ones_files(pg_lomo: LomoEnv, tmp_path: Path) -> None:
+    switch_workspaces(pg_lomo, tmp_path)
+
+
+def switch_workspaces(lomo: LomoEnv, tmp_path: Path) -> None:
+    """Run in A, then in B (same database), then in A again: each keeps its own files and history."""
     a, b = lomo.workspace, tmp_path / "other"
     b.mkdir()
     (a / "story.md").write_text("# Story\n")
@@ -44,18 +58,27 @@ def test_switching_workspaces_on_one_database_keeps_each_ones_files_versions_and
     assert lomo.run("--workspace", str(b), "--run-once").returncode == 0
     assert lomo.run("--run-once").returncode == 0
 
-    in_a, in_b = objects_of(lomo.inspect()), objects_of(inspect_in(lomo, b))
+    doc_a, doc_b = lomo.inspect(), inspect_in(lomo, b)
+    assert len(doc_a["objects"]) == 2 and len(doc_b["objects"]) == 1  # one row per file
+    in_a, in_b = objects_of(doc_a), objects_of(doc_b)
     assert sorted(in_a) == ["poster.txt", "story.md"] and sorted(in_b) == ["elsewhere.md"]
     assert not any(o["deleted"] for o in [*in_a.values(), *in_b.values()])
     assert in_a["story.md"]["version"] == 2 and in_a["story.md"]["last_author"] == "creator"
-    with __import__("sqlite3").connect(lomo.db_path) as conn:
-        rows = Counter(path for (path,) in conn.execute("SELECT path FROM objects"))
-        workspaces = conn.execute("SELECT COUNT(*) FROM workspaces").fetchone()[0]
-    assert rows == {"story.md": 1, "poster.txt": 1, "elsewhere.md": 1} and workspaces == 2
 
 
 async def test_the_upgrade_merges_objects_that_share_a_path_keeping_versions_and_links(lomo: LomoEnv) -> None:
-    db = Database(lomo.db_url)
+    await upgrade_with_duplicates(lomo.db_url)
+
+
+@pytest.mark.slow
+async def test_on_postgresql_the_upgrade_merges_objects_that_share_a_path(pg_lomo: LomoEnv) -> None:
+    await upgrade_with_duplicates(pg_lomo.db_url)
+
+
+async def upgrade_with_duplicates(url: str) -> None:
+    """A database at 0008 with two live objects for one path (a task linked to the newer one) is
+    upgraded: one object, the versions in time order, the link and the notice re-pointed."""
+    db = Database(url)
     await migrate.upgrade(db, "0008")
     t = time.time()
     async with db.write() as conn:
