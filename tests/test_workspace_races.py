@@ -259,3 +259,24 @@ async def test_on_postgresql_appends_racing_another_processs_watcher_are_all_don
     assert failures == []
     assert log.read_text() == "# log\n" + "".join(lines)
     assert len(keys) == len(lines) and set(keys.values()) == {1}
+
+
+async def test_a_write_that_took_effect_before_its_record_was_lost_is_done_when_retried(lomo: LomoEnv) -> None:
+    """The process died (or its commit failed) after the file was replaced: the retried call finds its
+    own bytes over the version it named and records them as its write, not as a creator conflict."""
+    (lomo.workspace / "brief.md").write_text("the creator's brief\n")
+    rt = Runtime(lomo.settings(), watch=False)
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Brief")
+        read = await rt.workspace.read("brief.md", task)
+        (lomo.workspace / "brief.md").write_text("the agent's brief\n")  # the replacement that happened
+        done = await rt.workspace.write("brief.md", "the agent's brief\n", read["version"], task, "turn/1/0")
+        async with rt.db.read() as conn:
+            rows = (await conn.execute(select(s.object_versions.c.version, s.object_versions.c.author,
+                                              s.object_versions.c.idempotency_key).order_by(
+                s.object_versions.c.version))).all()
+    finally:
+        await rt.close()
+    assert done == {"path": "brief.md", "version": 2}
+    assert [tuple(r) for r in rows] == [(1, "creator", None), (2, "agent", "turn/1/0")]

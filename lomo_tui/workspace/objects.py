@@ -262,6 +262,9 @@ class Workspace:
             if done is not None:
                 return done
             async with self.db.write() as conn:
+                if (seen := await self._took_effect(conn, path, rel, data, content, base_version, task_id,
+                                                    key)) is not None:
+                    return {"path": rel, "version": seen.version}
                 current, _ = await self._current_on_disk(conn, path, rel)
                 if current is not None and base_version != current.version:
                     raise Conflict(rel, base_version, current.version)
@@ -295,6 +298,23 @@ class Workspace:
             if conflict is not None:
                 raise conflict
         return {"path": rel, "version": seen.version}
+
+    async def _took_effect(self, conn: AsyncConnection, path: Path, rel: str, data: bytes, content: str,
+                           base_version: int | None, task_id: str, key: str) -> Seen | None:
+        """This very write already replaced the file, but was never recorded (the process died, or its
+        commit failed, in between): the disk holds exactly DATA over the recorded BASE_VERSION. Then it
+        is recorded now, as the agent's, and is done — not a conflict with itself."""
+        await self.guard(conn)
+        row = await self._object(conn, rel)
+        new_hash = hashlib.sha256(data).hexdigest()
+        if row is None or row.version != base_version or row.hash == new_hash or not path.is_file():
+            return None
+        if (await asyncio.to_thread(sample_file, path, 0))[0] != new_hash:
+            return None
+        seen = await self.record(conn, rel, new_hash, len(data), author="agent", task_id=task_id, key=key,
+                                 content=content)
+        await self.touch(conn, task_id, seen, read=True, wrote=True)
+        return seen
 
     async def _replace(self, conn: AsyncConnection, path: Path, rel: str, data: bytes, content: str,
                        current: Seen | None, base_version: int | None, task_id: str,
