@@ -126,7 +126,7 @@ def test_a_workspace_that_cannot_be_used_is_refused_before_anything_is_delivered
         bad.mkdir()
         _make_read_only(bad)
     try:
-        for argv in (("send", "a picture of a cat"), ("--run-once", "a picture of a cat")):
+        for argv in (("send", "a picture of a cat"), ("--run-once", "a picture of a cat"), ("worker",)):
             proc = lomo.run("--workspace", str(bad), *argv)
             assert proc.returncode == 1, proc.stderr
             lines = proc.stderr.strip().splitlines()

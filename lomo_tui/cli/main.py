@@ -158,6 +158,7 @@ async def worker(settings: Any, args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
+        runtime.workspace.ensure()  # a folder that cannot be a workspace: one line, before the banner
         print(f"lomo worker {runtime.owner} on {settings.db_url.split('@')[-1]}", file=sys.stderr, flush=True)
         await runtime.serve(stop)
     finally:
