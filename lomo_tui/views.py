@@ -726,12 +726,23 @@ async def _job_timeline(db: Any, task_id: str) -> tuple[TimelineEntry, ...]:
 
 
 # ---- workspace tree ------------------------------------------------------------------------------
+def live_objects(workspace: Any = None) -> Any:
+    """The WHERE clause for live objects, of the workspace folder WORKSPACE when given."""
+    live = s.objects.c.deleted.is_(False)
+    if workspace is None:
+        return live
+    import os
+
+    ws = select(s.workspaces.c.id).where(s.workspaces.c.root == os.path.realpath(workspace)).scalar_subquery()
+    return live & (s.objects.c.workspace_id == ws)
+
+
 @query
-async def load_marks(db: Any) -> dict[str, FileMark]:
-    """Version badges and "changed by you" marks for the workspace tree."""
+async def load_marks(db: Any, workspace: Any = None) -> dict[str, FileMark]:
+    """Version badges and "changed by you" marks for the workspace tree (of WORKSPACE, a folder)."""
     async with db.read() as conn:
         rows = (await conn.execute(select(s.objects.c.id, s.objects.c.path, s.objects.c.version,
-                                          s.objects.c.last_author).where(s.objects.c.deleted.is_(False)))).all()
+                                          s.objects.c.last_author).where(live_objects(workspace)))).all()
         notices = dict((await conn.execute(select(s.notices.c.object_id, func.count()).where(
             s.notices.c.status == "open").group_by(s.notices.c.object_id))).all())
     return {r.path: FileMark(r.path, r.version, r.last_author,
@@ -750,9 +761,9 @@ async def load_task_choices(db: Any, limit: int = 200, *, archived: bool = False
 
 
 @query
-async def load_file_paths(db: Any, limit: int = 2000) -> list[str]:
+async def load_file_paths(db: Any, limit: int = 2000, workspace: Any = None) -> list[str]:
     async with db.read() as conn:
-        return list((await conn.execute(select(s.objects.c.path).where(s.objects.c.deleted.is_(False)).order_by(
+        return list((await conn.execute(select(s.objects.c.path).where(live_objects(workspace)).order_by(
             s.objects.c.path).limit(limit))).scalars())
 
 
@@ -768,4 +779,4 @@ async def controllable_tasks(db: Any) -> list[str]:
 @query
 async def snapshot(db: Any, settings: Any) -> Snapshot:
     return Snapshot(header=await load_header(db, settings), cards=await load_cards(db),
-                    gates=await load_gates(db), marks=await load_marks(db))
+                    gates=await load_gates(db), marks=await load_marks(db, getattr(settings, "workspace", None)))

@@ -226,3 +226,15 @@ def test_rescan_rehashes_a_recently_modified_file_even_if_its_stamp_matches(root
     # Two same-size writes within the file system's timestamp granularity look identical.
     remembered = {rel: replace(s, hash="stale") for rel, s in scan_tree(root).items()}
     assert WorkspaceWatcher(root).initial_scan(remembered) == {"scene.md": sha("v1")}
+
+
+async def test_a_file_whose_name_is_not_utf8_is_not_reported_and_the_rest_still_is(root: Path) -> None:
+    bad = os.path.join(os.fsencode(root), b"caf\xe9.md")
+    with open(bad, "wb") as fh:
+        fh.write(b"before")
+    assert set(scan_tree(root)) == {"scene.md"}
+    async with watching(root) as rec:
+        with open(bad, "wb") as fh:
+            fh.write(b"after")
+        (root / "scene.md").write_text("v2")
+        assert await rec.changes() == [FileChange("scene.md", "modified", hash=sha("v2"))]

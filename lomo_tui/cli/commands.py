@@ -117,6 +117,7 @@ async def worker(settings: Any, args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
+        runtime.workspace.ensure()  # a folder that cannot be a workspace: one line, before the banner
         print(f"lomo worker {runtime.owner} on {settings.db_url.split('@')[-1]}", file=sys.stderr, flush=True)
         await runtime.serve(stop)
     finally:
@@ -130,7 +131,7 @@ async def inspect(settings: Any, args: argparse.Namespace) -> int:
     runtime = _runtime(settings)
     try:
         await runtime.open()
-        doc = await state_document(runtime.db)
+        doc = await state_document(runtime.db, runtime.workspace.id)
     finally:
         await runtime.close()
     _print_json(doc, indent=2 if not args.json else None)

@@ -14,7 +14,8 @@ def iso(t: float | None) -> str | None:
     return None if t is None else dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
-async def state_document(db: Database) -> dict[str, Any]:
+async def state_document(db: Database, workspace_id: str | None = None) -> dict[str, Any]:
+    """WORKSPACE_ID: list only that workspace's objects (every workspace's when None)."""
     async with db.read() as conn:
         async def rows(table: Any, order: Any) -> list[Any]:
             return list((await conn.execute(select(table).order_by(order))).all())
@@ -24,7 +25,9 @@ async def state_document(db: Database) -> dict[str, Any]:
         calls = await rows(s.tool_calls, s.tool_calls.c.started_at)
         gates = await rows(s.gates, s.gates.c.created_at)
         inbox = await rows(s.inbox, s.inbox.c.sent_at)
-        objects = await rows(s.objects, s.objects.c.path)
+        objects = list((await conn.execute(select(s.objects).where(
+            s.objects.c.workspace_id == workspace_id if workspace_id else s.objects.c.id.is_not(None)).order_by(
+            s.objects.c.path))).all())
         events = await rows(s.events, s.events.c.id)
         extra = await _optional(conn)
     doc: dict[str, Any] = {

@@ -78,8 +78,9 @@ class Runtime:
     # ---- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
         """Bring the schema up to date and make sure the main thread exists. No workers yet."""
+        self.workspace.ensure()  # a folder that cannot be a workspace stops here, before any write
         await migrate.upgrade(self.db)
-        self.workspace.ensure()
+        await self.workspace.open()
         await self.ledger.main_task_id()
 
     async def start(self) -> None:

@@ -166,6 +166,7 @@ Index("ix_gates_status", gates.c.status)
 objects = Table(
     "objects", metadata,
     Column("id", String(40), primary_key=True),
+    Column("workspace_id", String(40)),  # workspaces.id (0009); NULL only for rows not yet adopted
     Column("path", Text, nullable=False),
     Column("kind", String(16), nullable=False),
     Column("version", Integer, nullable=False),
@@ -178,6 +179,9 @@ objects = Table(
     Column("updated_at", Float, nullable=False),
 )
 Index("ix_objects_path", objects.c.path)
+# one live object per path in a workspace (0009)
+Index("uq_objects_live_path", objects.c.workspace_id, objects.c.path, unique=True,
+      sqlite_where=objects.c.deleted == false(), postgresql_where=objects.c.deleted == false())
 Index("ix_objects_updated", objects.c.updated_at)
 
 object_versions = Table(
@@ -326,4 +330,12 @@ meta = Table(  # facts about the database itself (0008)
     "meta", metadata,
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+# ---- workspaces: identity (0009) --------------------------------------------------------------------
+workspaces = Table(
+    "workspaces", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("root", Text, nullable=False, unique=True),  # the folder's real path
+    Column("created_at", Float, nullable=False),
 )

@@ -97,7 +97,7 @@ def register(reg: Registry) -> None:
             objects = []
             for rel in artifacts or []:
                 row = (await conn.execute(select(s.objects.c.id, s.objects.c.version).where(
-                    s.objects.c.path == rel, s.objects.c.deleted.is_(False)))).first()
+                    rt.workspace.scope, s.objects.c.path == rel))).first()
                 if row is None:
                     raise ToolError(f"{rel} is not in the workspace")
                 objects.append((row.id, row.version))

@@ -32,7 +32,7 @@ class LomoCommands(Provider):
         if app.session.opened:
             self.tasks = await views.load_task_choices(app.session.db)
             self.archived = await views.load_task_choices(app.session.db, archived=True)
-            self.files = await views.load_file_paths(app.session.db)
+            self.files = await views.load_file_paths(app.session.db, workspace=app.session.settings.workspace)
 
     def commands(self) -> list[Command]:
         app: Any = self.app

@@ -6,6 +6,8 @@ the TUI and the model sees it as a tool result, so neither gets a traceback.
 
 from __future__ import annotations
 
+from lomo_tui.errors import LomoError
+
 
 def human_size(n: int) -> str:
     """Format a byte count for people: ``512 bytes``, ``3.2 MB``."""
@@ -143,3 +145,14 @@ class FlowError(WorkspaceError):
         shown = "; ".join(problems[:8])
         more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
         super().__init__(f"The flow is not valid: {shown}{more}; fix this and try again.")
+
+
+class WorkspaceUnusable(WorkspaceError, LomoError):
+    """The workspace folder itself cannot be used (a file, a system folder, read-only)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"the workspace {path} cannot be used: {reason}; pass a writable folder with --workspace "
+            "(or LOMO_WORKSPACE)"
+        )

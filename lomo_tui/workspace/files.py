@@ -6,18 +6,23 @@ Every function here raises only `WorkspaceError` subclasses, never a bare `OSErr
 from __future__ import annotations
 
 import codecs
+import ctypes
 import errno
+import fcntl
 import hashlib
 import io
 import json
 import os
 import secrets
+import signal
 import stat
+import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from itertools import pairwise
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from lomo_tui.workspace.errors import (
     BinaryFile,
@@ -118,6 +123,203 @@ def atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def replace_if_unchanged(path: Path, data: bytes, base_hash: str | None) -> bool:
+    """Put `data` at `path` only if what it replaces hashes to `base_hash` (None: no file there).
+
+    The check and the replacement are one step, so a creator's save that lands after the caller
+    read the file is never overwritten. Returns False, with the creator's newest content at `path`
+    and nothing written, when the file changed. On Linux the new file is exchanged with the old one
+    atomically (``renameat2(RENAME_EXCHANGE)``); the file swapped out is hashed once no process has
+    it open for writing (`settled_hash`: an in-place save under way into it is waited for), and when
+    it is not the base it is swapped back, repeating while saves keep landing, until what comes out
+    is what was last put in. Elsewhere (or on a file system without the exchange) the old file is
+    moved aside, checked, and the new one linked in without replacing: a save during that instant
+    wins, and the path is briefly absent. A reader may glimpse `data` while it is checked and undone.
+    A writer still holding the old file open after `SETTLE_SECONDS` counts as a change (conflict).
+    Not covered: such a writer where leases are unavailable (another file system or OS, a file
+    owned by someone else), which is hashed as it stands.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = _create_temp(path.parent)
+    except OSError as exc:
+        raise _error(path, "write", exc) from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            _keep_mode(path, f.fileno())
+            os.fsync(f.fileno())
+        if base_hash is None:
+            written = _link_new(temp, path)
+        elif _exchange_supported(path.parent):
+            try:
+                written = _exchange_in(temp, path, base_hash, hashlib.sha256(data).hexdigest())
+            except _ExchangeUnsupported:
+                written = _move_aside_in(temp, path, base_hash)
+        else:
+            written = _move_aside_in(temp, path, base_hash)
+    except OSError as exc:
+        raise _error(path, "write", exc) from exc
+    finally:
+        with suppress(OSError):
+            os.unlink(temp)
+    _fsync_dir(path.parent)
+    return written
+
+
+def _link_new(temp: Path, path: Path) -> bool:
+    """Create `path` from `temp` unless something is there already."""
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    return True
+
+
+def _identity(path: Path) -> tuple[int, str]:
+    """(inode, settled content hash) of what is at `path` now."""
+    return os.lstat(path).st_ino, settled_hash(path)[0]
+
+
+SETTLE_SECONDS = 2.0
+"""How long `settled_hash` waits for a writer that has the file open to close it."""
+
+
+def settled_hash(path: Path, wait: float | None = None) -> tuple[str, bool]:
+    """SHA-256 of the file once no process has it open for writing, so the bytes hashed are final;
+    and False with it when a writer still had it open after WAIT seconds (its bytes may change yet).
+
+    Used on a file just swapped out of the workspace (its name is private): a creator's in-place
+    save that opened it before the swap is either finished (and seen here) or still holding it open
+    (and waited for). On Linux a read lease proves nobody has it open for writing (`fcntl`
+    F_SETLEASE F_RDLCK fails while a writer does); where leases are unavailable (another file
+    system, another OS, a file owned by someone else) it is a plain hash.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _error(path, "read", exc) from exc
+    leased = "unsupported"
+    try:
+        leased = _lease_when_no_writer(fd, SETTLE_SECONDS if wait is None else wait)
+        with open(fd, "rb", closefd=False) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest(), leased != "busy"
+    finally:
+        if leased == "leased":
+            with suppress(OSError):
+                fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+        os.close(fd)
+
+
+def _lease_when_no_writer(fd: int, wait: float) -> str:
+    """Take a read lease on FD, waiting up to WAIT seconds while a writer has the file open:
+    "leased", "busy" (the writer stayed), or "unsupported" (no leases here: a plain hash it is)."""
+    if not hasattr(fcntl, "F_SETLEASE"):
+        return "unsupported"
+    with suppress(OSError, AttributeError):  # a lease break must not be SIGIO (which would end the process)
+        fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+            return "leased"
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                return "unsupported"
+            if time.monotonic() >= deadline:
+                return "busy"
+        time.sleep(0.001)
+
+
+def _exchange_in(temp: Path, path: Path, base_hash: str, new_hash: str) -> bool:
+    put = (os.lstat(temp).st_ino, new_hash)
+    try:
+        _exchange(temp, path)
+    except FileNotFoundError:
+        return False  # the file was removed since it was read
+    if not stat.S_ISREG(os.lstat(temp).st_mode):  # a folder or a link took its place: give it back
+        _exchange(temp, path)
+        return False
+    if settled_hash(temp) == (base_hash, True):
+        return True
+    # A save landed: put the creator's file back. Each exchange returns what was at `path` just before;
+    # if that is not what we last put there, a newer save arrived meanwhile, so exchange again.
+    for _ in range(1000):
+        before = _identity(temp)
+        try:
+            _exchange(temp, path)
+        except FileNotFoundError:
+            return False  # removed meanwhile: the creator's last act was deleting it
+        if _identity(temp) == put:
+            return False
+        put = before
+    raise OSError(errno.EBUSY, "the file keeps changing")
+
+
+def _move_aside_in(temp: Path, path: Path, base_hash: str) -> bool:
+    """The portable equivalent: move the old file aside, check it, link the new (or the old) one in
+    without replacing whatever a save put there meanwhile."""
+    aside = temp.with_name(temp.name + "-old")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return False
+    try:
+        if settled_hash(aside) == (base_hash, True):
+            return _link_new(temp, path)
+        _link_new(aside, path)
+        return False
+    finally:
+        with suppress(OSError):
+            os.unlink(aside)
+
+
+AT_FDCWD = -100
+RENAME_EXCHANGE = 2
+_no_exchange: set[int] = set()  # devices whose file system refused the exchange
+
+
+def _renameat2() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def _exchange_supported(folder: Path) -> bool:
+    if _RENAMEAT2 is None:
+        return False
+    try:
+        return os.stat(folder).st_dev not in _no_exchange
+    except OSError:
+        return True
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Atomically swap the directory entries `a` and `b` (both must exist)."""
+    if _RENAMEAT2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        _no_exchange.add(os.stat(a.parent).st_dev)
+        raise _ExchangeUnsupported()
+    raise OSError(code, os.strerror(code), str(b))
+
+
+class _ExchangeUnsupported(OSError):
+    """The file system cannot exchange names; the portable path is taken instead."""
+
+
 def _create_temp(folder: Path) -> tuple[int, Path]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
@@ -150,6 +352,33 @@ def content_hash(path: Path) -> str:
     """SHA-256 of the file's bytes, hex; streamed, so a large file is never held in memory."""
     with _open_regular(path, "read") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def sample_file(path: Path, keep_bytes: int) -> tuple[str, int, bytes | None]:
+    """(SHA-256, size, bytes) of the file from one read: the bytes only when it is at most
+    `keep_bytes` long, so the hash always describes exactly the bytes returned."""
+    with _open_regular(path, "read") as f:
+        try:
+            data = f.read(keep_bytes + 1)
+            if len(data) <= keep_bytes:
+                return hashlib.sha256(data).hexdigest(), len(data), data
+            digest, size = hashlib.sha256(data), len(data)
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+                size += len(chunk)
+        except OSError as exc:
+            raise _error(path, "read", exc) from exc
+        return digest.hexdigest(), size, None
+
+
+def decode_text(data: bytes) -> str | None:
+    """The UTF-8 text of DATA, or None when it is binary (a NUL byte, or not UTF-8)."""
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def kind_for(path: Path) -> str:

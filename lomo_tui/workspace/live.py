@@ -55,7 +55,8 @@ class LiveWorkspace:
             log.warning("could not save workspace stamps: %s", exc)
 
     async def start(self) -> None:
-        self.rt.workspace.ensure()
+        if self.rt.workspace.id is None:
+            await self.rt.workspace.open()
         scanned = await asyncio.to_thread(self.watcher.initial_scan, self._load_stamps())
         await self.reconcile(scanned)
         await asyncio.to_thread(self._save_stamps)
@@ -73,7 +74,7 @@ class LiveWorkspace:
         """Bring the database in line with the folder as it is now."""
         async with self.rt.db.read() as conn:
             known = {r.path: r.hash for r in (await conn.execute(select(s.objects.c.path, s.objects.c.hash).where(
-                s.objects.c.deleted.is_(False)))).all()}
+                self.rt.workspace.scope))).all()}
         new = {rel: digest for rel, digest in scanned.items() if rel not in known}
         if new:
             await self.rt.workspace.index_new(new)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import re
@@ -107,3 +108,48 @@ def relative_name(root: Path, path: str | os.PathLike[str]) -> str:
         if normal.is_relative_to(base):
             return normal.relative_to(base).as_posix()
     raise PathOutsideWorkspace(str(path))
+
+
+SYSTEM_ROOTS = ("/proc", "/sys", "/dev")
+"""Kernel file systems: never a workspace."""
+
+
+def safe_name(rel: str) -> bool:
+    """Whether a workspace-relative name can be stored and shown: valid UTF-8. A name the OS gave
+    with undecodable bytes (surrogate escapes) is skipped by the indexer and the watcher."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(rel: str) -> str:
+    """A name that may hold undecodable bytes, printable (\\xNN for each bad byte)."""
+    return os.fsencode(rel).decode("utf-8", errors="backslashreplace")
+
+
+def check_workspace_root(root: Path) -> None:
+    """Make sure ROOT can be a workspace folder, creating it when missing: not a file, not a kernel
+    file system, writable. Raises `WorkspaceUnusable` with one line saying what to do."""
+    from lomo_tui.workspace.errors import WorkspaceUnusable
+
+    shown = str(root)
+    try:
+        real = os.path.realpath(root)
+    except (OSError, ValueError):
+        raise WorkspaceUnusable(shown, "its path cannot be resolved") from None
+    for top in SYSTEM_ROOTS:
+        if real == top or real.startswith(top + "/"):
+            raise WorkspaceUnusable(shown, f"it is under {top}, a system folder")
+    if os.path.lexists(real) and not os.path.isdir(real):
+        raise WorkspaceUnusable(shown, "it is a file, not a folder")
+    try:
+        os.makedirs(real, exist_ok=True)
+        probe = os.path.join(real, f"{ATOMIC_TEMP_PREFIX}probe-{os.getpid()}")
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        reason = "it cannot be written" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) \
+            else f"it cannot be used ({exc.strerror or exc})"
+        raise WorkspaceUnusable(shown, reason) from None

@@ -11,6 +11,8 @@ rescan) into changes by comparing the folder as it is now with a cache of conten
   JetBrains…) gives one "modified" of the original;
 - a deleted path and an added path with the same content in one batch give one "moved";
 - symbolic links are not followed: a linked file is seen under its real name only.
+- a file whose name is not UTF-8 is skipped (one log line); when watchfiles gives up on a batch
+  because of one, the folder is rescanned so the rest of that batch is still reported.
 
 Known gaps: a file written between `initial_scan` and the start of watching is not reported
 (the caller reconciles its records against the scan on start-up); a writer that pauses longer
@@ -20,6 +22,7 @@ than `step_ms` mid-file shows its partial content as a version before the final 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import platform
 import stat
@@ -33,7 +36,20 @@ from watchfiles import Change, awatch
 
 from lomo_tui.workspace.errors import WorkspaceError
 from lomo_tui.workspace.files import content_hash
-from lomo_tui.workspace.paths import is_ignored
+from lomo_tui.workspace.paths import is_ignored, safe_name, shown_name
+
+log = logging.getLogger("lomo.workspace")
+_reported: set[str] = set()
+
+
+def _storable(rel: str) -> bool:
+    """Whether REL can be recorded: a name that is not UTF-8 is skipped, with one log line."""
+    if safe_name(rel):
+        return True
+    if rel not in _reported:
+        _reported.add(rel)
+        log.warning("skipping %s: its name is not UTF-8; rename it to see it in Lomo", shown_name(rel))
+    return False
 
 ChangeKind = Literal["added", "modified", "deleted", "moved"]
 
@@ -87,7 +103,7 @@ def scan_tree(
             continue
         for entry in entries:
             rel = f"{folder}/{entry.name}" if folder else entry.name
-            if is_ignored(rel):
+            if is_ignored(rel) or not _storable(rel):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
@@ -118,6 +134,14 @@ def _stamp(
     if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
         return None  # still being written: the next write brings another look
     return FileStamp(st.st_size, st.st_mtime_ns, digest)
+
+
+def _undecodable_name(exc: BaseException) -> bool:
+    """Whether EXC (or one inside an exception group) is watchfiles failing on a non-UTF-8 name."""
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return any(_undecodable_name(e) for e in inner)
+    return "decode path" in str(exc)
 
 
 def _wants_polling(force_polling: bool | None) -> bool:
@@ -178,17 +202,27 @@ class WorkspaceWatcher:
                 yield batch
 
     async def _events(self, stop: StopEvent | None) -> AsyncIterator[dict[str, FileStamp | None]]:
-        async for raw in awatch(
-            self.root,
-            watch_filter=self._keep,
-            step=self._step_ms,
-            debounce=self._debounce_ms,
-            stop_event=stop,
-            force_polling=False,
-            ignore_permission_denied=True,
-        ):
-            touched = {self._rel(path) for _, path in raw}
-            yield await asyncio.to_thread(self._observe, touched)
+        while True:
+            try:
+                async for raw in awatch(
+                    self.root,
+                    watch_filter=self._keep,
+                    step=self._step_ms,
+                    debounce=self._debounce_ms,
+                    stop_event=stop,
+                    force_polling=False,
+                    ignore_permission_denied=True,
+                ):
+                    touched = {self._rel(path) for _, path in raw}
+                    yield await asyncio.to_thread(self._observe, touched)
+                return
+            except Exception as exc:  # noqa: BLE001 — only the undecodable-name failure is handled
+                if not _undecodable_name(exc) or (stop and stop.is_set()):
+                    raise
+            # watchfiles gives up on a batch naming a file that is not UTF-8: rescan (that file is
+            # skipped) so nothing else in that batch is missed, and watch again
+            fresh = await asyncio.to_thread(scan_tree, self.root, "", self.stamps)
+            yield dict.fromkeys(self.stamps) | fresh
 
     async def _poll(self, stop: StopEvent | None) -> AsyncIterator[dict[str, FileStamp | None]]:
         """Rescan with size + mtime in nanoseconds (watchfiles' poller compares whole seconds
@@ -204,7 +238,7 @@ class WorkspaceWatcher:
         return path[len(self._prefix):].replace(os.sep, "/")
 
     def _keep(self, _change: Change, path: str) -> bool:
-        return path.startswith(self._prefix) and not is_ignored(self._rel(path))
+        return path.startswith(self._prefix) and not is_ignored(self._rel(path)) and _storable(self._rel(path))
 
     def _observe(self, touched: Iterable[str]) -> dict[str, FileStamp | None]:
         """The state now of each touched path: a stamp, or None where no file is.
