@@ -101,3 +101,11 @@ def test_a_first_start_killed_mid_upgrade_is_finished_by_the_next_start(lomo: Lo
     assert "jobs" not in _tables(lomo.db_path) and "objects" in _tables(lomo.db_path)
     assert lomo.run("inspect", "--json").returncode == 0
     assert _revision(lomo.db_url) == migrate.HEAD
+
+
+def test_a_first_start_on_postgres_killed_mid_upgrade_is_finished_by_the_next_start(pg_lomo: LomoEnv) -> None:
+    killed = pg_lomo.run("inspect", "--json", faults="during_migration:crash@4")  # inside 0004
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert _revision(pg_lomo.db_url) == "0003"
+    assert pg_lomo.run("inspect", "--json").returncode == 0
+    assert _revision(pg_lomo.db_url) == migrate.HEAD

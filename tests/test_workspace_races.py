@@ -43,7 +43,7 @@ while not os.path.exists(stop):
     if last and shown() < last:
         # An agent's replacement may show for an instant while it is checked and undone; a lost save
         # stays lost (every later agent write builds on the older text).
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + 3.0
         while shown() < last and time.monotonic() < deadline:
             time.sleep(0.001)
         if shown() < last:
@@ -61,6 +61,7 @@ while not os.path.exists(stop):
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(body)
     saves += 1
+    time.sleep(0.001 * (last % 4))  # a varied pace: some agent writes land between saves, some race them
 print(json.dumps({"saves": saves, "lost": lost, "glimpses": glimpses}))
 """
 
