@@ -327,3 +327,8 @@ meta = Table(  # facts about the database itself (0008)
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+# ---- money and authority (0010): cancelled jobs, gate deadlines -----------------------------------------
+# requested | cancelled | unsupported | kept_aside: how far a stop's cancellation reached the provider
+jobs.append_column(Column("cancel_state", String(16)))
+gates.append_column(Column("deadline", Float))  # when a pending gate expires by itself (None: never)

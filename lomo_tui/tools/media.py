@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from ..governance.budget import check_spend
+from ..governance.budget import check_spend, hold_spending
 from ..governance.gates import open_gate
 from ..store import schema as s
 from ..tasks import checklist
@@ -59,18 +59,21 @@ async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, A
                 raise ToolError(f"this task has no checklist step {step!r}")
             params = dict(params, step=item.id)
         amount = quote(kind, params)
-        gate = await _authorise(ctx, kind, prompt, amount)
-        if gate is not None:
-            return gate
         expected = simulated_latency(kind, params, 0)
-        job = await studio.submit(ctx, kind, prompt, dict(params, prompt=prompt), amount, expected)
+        placed = await _authorise_and_place(ctx, kind, prompt, dict(params, prompt=prompt), amount, expected)
+        if not isinstance(placed, str):
+            return placed
+        job = await studio.send(placed)
     else:
         job = await studio.recover(job)
     return outcome(job)
 
 
-async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) -> Any:
-    """None when the spend may go ahead; a Suspend on a `spend` gate otherwise. Raises if declined."""
+async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], amount: float,
+                               expected: float) -> Any:
+    """The placed job's id when the spend may go ahead — checked and charged in one transaction, under the
+    spend lock, so no other process can spend the same room (G8); a Suspend on a gate otherwise. Raises if
+    declined."""
     rt = ctx.runtime
     async with rt.ledger.fenced(ctx.claim) as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
@@ -78,10 +81,11 @@ async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) ->
             s.gates.c.task_id == ctx.task_id, s.gates.c.kind == "plan", s.gates.c.status == "pending"))).scalar()
         if plan_gate is not None:  # paid work waits for the plan's approval (the gate's scope)
             return Suspend("gate", plan_gate, "waiting_gate", defer=True)
+        await hold_spending(conn)
         verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
                                     amount=amount)
         if verdict.allowed:
-            return None
+            return await rt.studio.place(conn, ctx, kind, prompt, params, amount, expected)
         gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
     if gate.status == "pending":
         return Suspend("gate", gate.id, "waiting_gate", defer=True)

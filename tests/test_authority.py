@@ -1,0 +1,246 @@
+"""Money and authority under real concurrency: the daily cap, one grant per gate, one end per job, and
+what a stop or an archive calls off. Run on SQLite and on a real PostgreSQL server."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import insert, select, update
+
+from conftest import LomoEnv, async_wait_for
+from lomo_tui.errors import LomoError
+from lomo_tui.governance.gates import open_gate, resolve_gate
+from lomo_tui.runtime.scheduler import Runtime
+from lomo_tui.store import schema as s
+from lomo_tui.store.engine import Database
+
+BACKENDS = ["sqlite", "postgres"]
+
+
+@pytest.fixture(params=BACKENDS)
+def env(request: pytest.FixtureRequest, lomo: LomoEnv) -> LomoEnv:
+    if request.param == "postgres":
+        lomo.db_url = request.getfixturevalue("postgres_server")()
+    return lomo
+
+
+def image(prompt: str) -> dict[str, Any]:
+    return {"content": None, "tool_calls": [{"name": "generate_image", "arguments": {"prompt": prompt}}]}
+
+
+def budget_config(env: LomoEnv, **values: float) -> None:
+    folder = env.root / "cfg" / "lomo"
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"{k} = {v}\n" for k, v in values.items())
+    (folder / "config.toml").write_text(f"[budget]\n{body}")
+    (env.root / "cfg" / "config.toml").write_text(f"[budget]\n{body}")
+
+
+async def _open(env: LomoEnv, **overrides: Any) -> Runtime:
+    rt = Runtime(env.settings(**overrides), watch=False)
+    await rt.open()
+    return rt
+
+
+# ---- the daily free cap --------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_six_processes_never_spend_past_the_daily_free_cap_without_approval(env: LomoEnv, kill_on_exit) -> None:
+    budget_config(env, daily_free_cap=0.10, free_per_call=0.10)
+    env.replay(*[image(f"a cat number {n}") for n in range(12)])
+
+    async def setup() -> list[str]:
+        rt = await _open(env)
+        try:
+            tasks = []
+            for n in range(12):
+                task = await rt.ledger.create_task(f"Cat {n}")
+                await rt.ledger.deliver(task, f"one picture of cat {n}")
+                tasks.append(task)
+            return tasks
+        finally:
+            await rt.db.close()
+
+    asyncio.run(setup())
+    slow = {"LOMO_TIME_SCALE": "0.2"}  # deadlines far beyond the renders: nothing expires and is refunded
+    procs = [env.popen("--run-once", "--max-wait", "60", **slow) for _ in range(6)]
+    for proc in procs:
+        kill_on_exit(proc)
+    for proc in procs:
+        _, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+    state = env.inspect()
+    charged = round(sum(c["amount"] for c in state["charges"] if c["status"] == "charged"), 4)
+    assert charged <= 0.10 and not asyncio.run(_authorisations(env)), (charged, state["charges"])
+    assert any(g["kind"] == "spend" for g in state["gates"])  # the rest asked instead of spending
+
+
+async def _authorisations(env: LomoEnv) -> list[Any]:
+    db = Database(env.db_url)
+    try:
+        async with db.read() as conn:
+            return list((await conn.execute(select(s.authorisations))).all())
+    finally:
+        await db.close()
+
+
+# ---- a gate resolves once --------------------------------------------------------------------------------
+async def test_eight_concurrent_approvals_of_a_plan_grant_its_budget_once(env: LomoEnv) -> None:
+    rt = await _open(env)
+    try:
+        task = await rt.ledger.create_task("Posters")
+        async with rt.db.write() as conn:
+            gate = await open_gate(conn, task_id=task, kind="plan", question="Approve the plan, 0.12 credits?",
+                                   options=["Approve", "Not now"], dedupe_key="plan:test",
+                                   scope={"budget": 0.12, "task": task})
+    finally:
+        await rt.db.close()
+    dbs = [Database(env.db_url) for _ in range(8)]  # eight processes' connections
+    try:
+        outcomes = await asyncio.gather(*[resolve_gate(db, gate.id, approve=True, by=f"creator:{n}")
+                                          for n, db in enumerate(dbs)], return_exceptions=True)
+        async with dbs[0].read() as conn:
+            grants = (await conn.execute(select(s.authorisations))).all()
+            resolved = (await conn.execute(select(s.events).where(s.events.c.type == "gate_resolved"))).all()
+    finally:
+        for db in dbs:
+            await db.close()
+    refused = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(outcomes) - len(refused) == 1
+    assert all(isinstance(o, LomoError) and "already approved" in str(o) for o in refused), refused
+    assert [(g.scope, g.amount) for g in grants] == [("plan", 0.12)] and len(resolved) == 1
+
+
+# ---- one end per job ---------------------------------------------------------------------------------------
+JOBS = 6
+
+
+async def _finished_renders(rt: Runtime, task: str, count: int) -> list[Any]:
+    """COUNT embedded image jobs whose render is finished but whose completion was not yet delivered (as if the
+    callback were lost), each past its deadline: completion and expiry are both due."""
+    provider = rt.studio.provider
+    await provider.start()
+    jobs = []
+    t = time.time()
+    for n in range(count):
+        key = f"test/{task}/{n}"
+        params = {"prompt": f"a red fox {n}", "size_px": [128, 128], "input_files": [], "inputs": []}
+        pjid = await provider.submit("image", params, key)
+        job_id = f"job-race{n}-{task[-4:]}"
+        async with rt.db.write() as conn:
+            await conn.execute(insert(s.jobs).values(
+                id=job_id, workspace=rt.studio.workspace_key, idempotency_key=key, task_id=task, kind="image",
+                provider=provider.name, provider_job_id=pjid, status="running", prompt=params["prompt"],
+                params=params, cost=0.04, deadline=t - 1, created_at=t, updated_at=t))
+            await conn.execute(insert(s.charges).values(id=f"chg-race{n}-{task[-4:]}", job_id=job_id, task_id=task,
+                                                        amount=0.04, idempotency_key=key, status="charged",
+                                                        created_at=t))
+        jobs.append((job_id, pjid))
+
+    async def rendered() -> bool:
+        return all([(await provider.status(pjid)).status == "done" for _, pjid in jobs])
+
+    await async_wait_for(rendered, timeout=30, what="the renders to finish")
+    return jobs
+
+
+async def _ends(db: Database, job_id: str) -> list[str]:
+    async with db.read() as conn:
+        rows = (await conn.execute(select(s.events.c.type, s.events.c.data).where(
+            s.events.c.type.in_(("job_done", "job_expired", "job_failed", "job_cancelled"))))).all()
+    return [r.type for r in rows if (r.data or {}).get("job_id") == job_id]
+
+
+async def test_a_completion_racing_the_expiry_ends_each_job_once_and_delivers_only_if_done(env: LomoEnv) -> None:
+    completer = await _open(env, studio_faults="lose_final")
+    expirer = await _open(env)  # another process: it only sees the database
+    try:
+        task = await completer.ledger.create_task("Foxes")
+        jobs = await _finished_renders(completer, task, JOBS)
+        events = [await completer.studio.provider.status(pjid) for _, pjid in jobs]
+        await asyncio.gather(*[completer.studio.on_event(e) for e in events], expirer.studio.reconcile())
+        for job_id, _ in jobs:
+            async with completer.db.read() as conn:
+                job = (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
+                charge = (await conn.execute(select(s.charges.c.status).where(s.charges.c.job_id == job_id))).scalar()
+                objects = (await conn.execute(select(s.objects.c.path).where(
+                    s.objects.c.path.like(f"%{job_id[-6:]}%")))).scalars().all()
+            ends = await _ends(completer.db, job_id)
+            files = list(env.workspace.glob(f"renders/**/*{job_id[-6:]}*"))
+            assert ends == [f"job_{job.status}"], (job_id, ends)
+            if job.status == "done":
+                assert charge == "charged" and len(files) == 1 and objects == [job.artifact_path]
+            else:
+                assert (job.status, charge, files, objects) == ("expired", "refunded", [], [])
+    finally:
+        await completer.studio.provider.stop()
+        await completer.db.close()
+        await expirer.db.close()
+
+
+async def test_a_completion_racing_the_stop_either_delivers_or_cancels_and_never_revives(env: LomoEnv) -> None:
+    completer = await _open(env, studio_faults="lose_final")
+    stopper = await _open(env)
+    try:
+        tasks = [await completer.ledger.create_task(f"Fox {n}") for n in range(JOBS)]
+        jobs = [(task, *(await _finished_renders(completer, task, 1))[0]) for task in tasks]
+        async with completer.db.write() as conn:
+            await conn.execute(update(s.jobs).values(deadline=time.time() + 600))
+        events = [await completer.studio.provider.status(pjid) for _, _, pjid in jobs]
+        await asyncio.gather(*[completer.studio.on_event(e) for e in events],
+                             *[stopper.ledger.control(task, "stop") for task, _, _ in jobs])
+        for task, job_id, _ in jobs:
+            async with completer.db.read() as conn:
+                job = (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
+                charge = (await conn.execute(select(s.charges.c.status).where(s.charges.c.job_id == job_id))).scalar()
+                row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task))).one()
+                turns = (await conn.execute(select(s.turns.c.status).where(s.turns.c.task_id == task))).scalars().all()
+            files = list(env.workspace.glob(f"renders/**/*{job_id[-6:]}*"))
+            assert await _ends(completer.db, job_id) == [f"job_{job.status}"]
+            assert row.status == "stopped" and "queued" not in turns
+            if job.status == "done":
+                assert charge == "charged" and len(files) == 1
+            else:
+                assert (job.status, charge, files) == ("cancelled", "refunded", [])
+    finally:
+        await completer.studio.provider.stop()
+        await completer.db.close()
+        await stopper.db.close()
+
+
+# ---- stop and archive call off what waits -------------------------------------------------------------------
+def test_a_stopped_tasks_gate_expires_and_approving_it_is_refused(env: LomoEnv) -> None:
+    async def setup() -> tuple[str, str]:
+        rt = await _open(env)
+        try:
+            task = await rt.ledger.create_task("Poster series")
+            async with rt.db.write() as conn:
+                gate = await open_gate(conn, task_id=task, kind="plan", question="Approve the plan?",
+                                       options=["Approve", "Not now"], dedupe_key="plan:stop",
+                                       scope={"budget": 0.12, "task": task})
+            return task, gate.id
+        finally:
+            await rt.db.close()
+
+    task, gate = asyncio.run(setup())
+    assert env.run("task", "stop", task).returncode == 0
+    assert json.loads(env.run("gates", "--json").stdout) == []
+    answer = env.run("approve", gate)
+    assert answer.returncode == 1 and "expired" in answer.stderr and "Traceback" not in answer.stderr, answer.stderr
+    state = env.inspect()
+    [row] = state["gates"]
+    assert row["status"] == "expired"
+    assert [t["status"] for t in state["tasks"] if t["id"] == task] == ["stopped"]
+    types = [e["type"] for e in state["events"] if e.get("task_id") == task]
+    assert "gate_resolved" not in types and "turn_completed" not in types and not asyncio.run(_authorisations(env))
+
+
+def test_the_main_thread_cannot_be_stopped_archived_or_given_autonomy(env: LomoEnv) -> None:
+    assert env.run("inspect", "--json").returncode == 0  # the main thread exists
+    for argv in (("task", "stop", "main"), ("task", "archive", "main"), ("task", "autonomy", "main", "auto")):
+        proc = env.run(*argv)
+        assert proc.returncode == 1 and "main thread" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    [main] = [t for t in env.inspect()["tasks"] if t["id"] == "main"]
+    assert main["status"] != "stopped" and not main.get("archived")
