@@ -244,3 +244,41 @@ def test_the_main_thread_cannot_be_stopped_archived_or_given_autonomy(env: LomoE
         assert proc.returncode == 1 and "main thread" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     [main] = [t for t in env.inspect()["tasks"] if t["id"] == "main"]
     assert main["status"] != "stopped" and not main.get("archived")
+
+
+# ---- a re-quote counts what is still to pay for --------------------------------------------------------------
+def _plan(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"content": None, "tool_calls": [{"name": "update_plan", "arguments": {"brief": "cats", "steps": steps}}]}
+
+
+def test_a_revised_plan_is_quoted_for_the_paid_steps_not_yet_done(lomo: LomoEnv) -> None:
+    budget_config(lomo, daily_free_cap=0.10, free_per_call=0.10)
+    cats = [{"title": f"Cat {n}", "tool": "generate_image", "args": {"prompt": f"cat {n}"}} for n in range(3)]
+    first = {"content": None, "tool_calls": [{"name": "generate_image", "arguments": {"prompt": "cat 0", "step": "1"}}]}
+    lomo.replay(_plan(cats), first)
+    task = lomo.new_task("Cats")
+    assert lomo.run("--run-once", "three cats", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert "0.12" in gate["question"]
+    assert lomo.run("approve", gate["id"]).returncode == 0
+    lomo.replay(_plan(cats), first, {"content": "ok", "tool_calls": []})
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert [j["status"] for j in state["jobs"]] == ["done"]
+    ids = [row[0] for row in _sqlite(lomo, "SELECT id FROM checklist ORDER BY position")]
+    revised = [dict(step, id=item) for step, item in zip(cats, ids)]
+    revised.append({"title": "Cat 3", "tool": "generate_image", "args": {"prompt": "cat 3"}})
+    [(calls,)] = _sqlite(lomo, "SELECT count(*) FROM model_calls")
+    lomo.replay(*[{"content": "ok", "tool_calls": []}] * calls, _plan(revised), {"content": "ok", "tool_calls": []})
+    assert lomo.run("--run-once", "add a fourth cat", "--task", task).returncode == 0
+    gates = lomo.inspect()["gates"]
+    [again] = [g for g in gates if g["status"] == "pending"]
+    # three paid steps left (0.12) and 0.08 of the approved 0.12 unspent: it asks for the three, not all four
+    assert "0.12" in again["question"] and "0.16" not in again["question"], again["question"]
+
+
+def _sqlite(env: LomoEnv, sql: str) -> list[tuple]:
+    import sqlite3
+
+    with sqlite3.connect(env.db_path) as db:
+        return db.execute(sql).fetchall()

@@ -73,7 +73,7 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         if row is None:
             raise UnknownId(f"no gate with id {gate_id!r}; `lomo gates` lists the pending ones")
         if row.status == "pending" and row.deadline is not None and row.deadline <= time.time():
-            await _expire(conn, row, "its deadline passed", row.scope and row.scope.get("on_expiry") or "")
+            await expire_gate(conn, row, "its deadline passed", row.scope and row.scope.get("on_expiry") or "")
             row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
         if row.status != "pending":
             raise _unavailable(gate_id, row)
@@ -115,7 +115,7 @@ async def _may_run(conn: AsyncConnection, task_id: str) -> bool:
     return row is not None and row.status != "stopped" and not row.archived
 
 
-async def _expire(conn: AsyncConnection, gate: Any, reason: str, instead: str) -> bool:
+async def expire_gate(conn: AsyncConnection, gate: Any, reason: str, instead: str) -> bool:
     """A pending gate becomes `expired` (conditional on still pending), saying why and what happened instead."""
     t = time.time()
     changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate.id, s.gates.c.status == "pending").values(
@@ -133,7 +133,7 @@ async def expire_task_gates(conn: AsyncConnection, task_id: str, reason: str) ->
     """A stopped or archived task's pending gates expire (they leave the inbox; answering one is refused)."""
     rows = (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id,
                                                      s.gates.c.status == "pending"))).all()
-    return [row.id for row in rows if await _expire(conn, row, reason, "nothing it would have allowed was done")]
+    return [row.id for row in rows if await expire_gate(conn, row, reason, "nothing it would have allowed was done")]
 
 
 async def expire_overdue(db: Database) -> list[Any]:
@@ -147,7 +147,7 @@ async def expire_overdue(db: Database) -> list[Any]:
     for gate in due:
         async with db.write() as conn:
             instead = (gate.scope or {}).get("on_expiry") or "treated as declined: nothing it would have allowed was done"
-            if await _expire(conn, gate, "its deadline passed", instead):
+            if await expire_gate(conn, gate, "its deadline passed", instead):
                 expired.append(gate)
     return expired
 
