@@ -282,3 +282,54 @@ def _sqlite(env: LomoEnv, sql: str) -> list[tuple]:
 
     with sqlite3.connect(env.db_path) as db:
         return db.execute(sql).fetchall()
+
+
+# ---- gate deadlines ------------------------------------------------------------------------------------------
+def test_an_unanswered_question_expires_at_its_deadline_and_says_what_happened_instead(lomo: LomoEnv) -> None:
+    ask = {"name": "ask_user", "arguments": {"question": "Warm or cool palette?", "options": ["Warm", "Cool"],
+                                             "deadline_minutes": 0.001, "if_unanswered": "Cool"}}
+    lomo.replay({"content": None, "tool_calls": [ask]}, {"content": "went cool", "tool_calls": []})
+    task = lomo.new_task("Palette")
+    assert lomo.run("--run-once", "pick a palette", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert json.loads(lomo.run("gates", "--json").stdout) == []  # past its deadline: out of the inbox
+    late = lomo.run("approve", gate["id"], "--option", "1")
+    assert late.returncode == 1 and "expired (its deadline passed); went on with “Cool”" in late.stderr, late.stderr
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert [g["status"] for g in state["gates"]] == ["expired"]
+    [call] = [c for c in state["tool_calls"] if c["name"] == "ask_user"]
+    assert (call["status"], call["result"]["answer"], call["result"]["expired"]) == ("done", "Cool", True)
+    assert any(e["type"] == "gate_expired" for e in state["events"])
+
+
+# ---- a step after a gate re-reads what changed --------------------------------------------------------------
+def test_key_frames_ordered_after_the_plan_gate_use_the_storyboard_as_edited_meanwhile(lomo: LomoEnv) -> None:
+    budget_config(lomo, daily_free_cap=0.05, free_per_call=0.10)
+    board = lomo.workspace / "storyboard.md"
+    board.write_text("# Coffee\n\nShot 1: a cup on a table\n\nShot 2: a red car outside\n")
+    read = {"content": None, "tool_calls": [{"name": "read_file", "arguments": {"path": "storyboard.md"}}]}
+    frames = [{"title": f"Key frame {n}", "tool": "generate_image", "args": {"prompt": p}}
+              for n, p in ((1, "a cup on a table"), (2, "a red car outside"))]
+    order = {"content": None, "tool_calls": [
+        {"name": "generate_image", "arguments": {"prompt": "a cup on a table", "step": "1"}},
+        {"name": "generate_image", "arguments": {"prompt": "a red car outside", "step": "2"}}]}
+    lomo.replay(read, _plan(frames), order)
+    task = lomo.new_task("Coffee storyboard")
+    assert lomo.run("--run-once", "key frames for the storyboard", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert gate["kind"] == "plan" and lomo.inspect()["jobs"] == []
+    board.write_text("# Coffee\n\nShot 1: a cup on a table\n\nShot 2: a blue bicycle outside\n")  # in vim, say
+    reordered = {"content": None, "tool_calls": [
+        {"name": "generate_image", "arguments": {"prompt": "a cup on a table", "step": "1"}},
+        {"name": "generate_image", "arguments": {"prompt": "a blue bicycle outside", "step": "2"}}]}
+    lomo.replay(read, _plan(frames), order, read, reordered, {"content": "done", "tool_calls": []})
+    assert lomo.run("approve", gate["id"]).returncode == 0
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    prompts = sorted(j["prompt"] if "prompt" in j else "" for j in state["jobs"])
+    stale = [c for c in state["tool_calls"] if c["name"] == "generate_image" and c["status"] == "failed"]
+    assert stale and all("storyboard.md changed" in json.dumps(c["result"]) for c in stale)
+    assert _sqlite(lomo, "SELECT prompt FROM jobs WHERE prompt LIKE '%red car%'") == []
+    assert _sqlite(lomo, "SELECT count(*) FROM jobs WHERE prompt LIKE '%blue bicycle%'") == [(1,)], prompts
+    assert _sqlite(lomo, "SELECT status FROM notices") == [("seen",)]  # read again: the notice closed

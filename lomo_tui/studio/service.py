@@ -196,10 +196,8 @@ class Studio:
             if job is None or event.seq <= job.event_seq:
                 return  # unknown, duplicate or stale
             if job.status in TERMINAL:
-                if job.status == "cancelled" and event.status == "done" and job.cancel_state == "unsupported":
-                    pass  # a late result of a job the provider could not cancel: kept aside below
-                else:
-                    return  # settled
+                if not (event.status == "done" and self._late(job)):
+                    return  # settled (a late result of a job the provider could not cancel is kept aside below)
             elif STATUS_RANK.get(event.status, 0) < STATUS_RANK.get(job.status, 0):
                 return
             if event.status in ("queued", "running"):
@@ -268,7 +266,7 @@ class Studio:
             raise
         if settled is not None:
             latest = await self.job(job.id)
-            if latest.status == "cancelled" and latest.cancel_state == "unsupported":
+            if self._late(latest):
                 await self._keep_aside(latest, seq)
             elif latest.status != "done":
                 self._discard(job.provider_job_id)
@@ -276,6 +274,11 @@ class Studio:
         self._discard(job.provider_job_id)
         self.rt.bus.publish("job_done", job.task_id, job_id=job.id, path=rel)
         await self.rt.poke(job.turn_id)
+
+    def _late(self, job: Any) -> bool:
+        """A cancelled job whose provider could not cancel it: a result that still comes is kept aside."""
+        return (job.status == "cancelled" and job.cancel_state in ("requested", "unsupported")
+                and not getattr(self.provider, "cancels", False))
 
     def _discard(self, provider_job_id: str | None) -> None:
         discard = getattr(self.provider, "discard", None)
@@ -346,8 +349,10 @@ class Studio:
         path = self.rt.settings.workspace / rel
         async with self.rt.db.write() as conn:
             moved = await conn.execute(update(s.jobs).where(
-                s.jobs.c.id == job.id, s.jobs.c.status == "cancelled", s.jobs.c.cancel_state == "unsupported").values(
-                cancel_state="kept_aside", event_seq=seq, updated_at=time.time()))
+                s.jobs.c.id == job.id, s.jobs.c.status == "cancelled",
+                s.jobs.c.cancel_state.in_(("requested", "unsupported"))).values(
+                cancel_state="kept_aside", event_seq=seq, updated_at=time.time(),
+                error=f"{job.error or 'cancelled'}; its late result was kept aside in {rel} (not attached)"))
             if moved.rowcount:
                 def store() -> None:
                     path.parent.mkdir(parents=True, exist_ok=True)

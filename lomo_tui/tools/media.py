@@ -81,6 +81,10 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
             s.gates.c.task_id == ctx.task_id, s.gates.c.kind == "plan", s.gates.c.status == "pending"))).scalar()
         if plan_gate is not None:  # paid work waits for the plan's approval (the gate's scope)
             return Suspend("gate", plan_gate, "waiting_gate", defer=True)
+        changed = await changed_since_decided(conn, ctx)
+        if changed:  # e.g. the creator edited the storyboard while the plan gate waited
+            raise ToolError(f"{', '.join(changed)} changed since this step was decided; nothing was ordered or "
+                            "charged. Re-read it and order again with what it says now")
         await hold_spending(conn)
         verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
                                     amount=amount)
@@ -91,6 +95,18 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
         return Suspend("gate", gate.id, "waiting_gate", defer=True)
     raise ToolError(f"the creator declined spending {amount:.2f} {rt.budget.currency} on this {kind}; "
                     "do not order it again unless they ask")
+
+
+async def changed_since_decided(conn: Any, ctx: ToolContext) -> list[str]:
+    """Files the creator changed, unread by the task, since this call's step was decided (G4: a step that
+    runs after a gate re-reads what changed meanwhile instead of spending on a stale decision)."""
+    decided = (await conn.execute(select(s.steps.c.created_at).where(
+        s.steps.c.turn_id == ctx.claim.turn_id, s.steps.c.step == ctx.step))).scalar()
+    if decided is None:
+        return []
+    rows = (await conn.execute(select(s.notices.c.path).where(
+        s.notices.c.task_id == ctx.task_id, s.notices.c.status == "open", s.notices.c.created_at > decided))).all()
+    return sorted({r.path for r in rows})
 
 
 async def _spend_gate(ctx: ToolContext, conn: Any, task: Any, kind: str, prompt: str, amount: float,
