@@ -333,3 +333,37 @@ def test_key_frames_ordered_after_the_plan_gate_use_the_storyboard_as_edited_mea
     assert _sqlite(lomo, "SELECT prompt FROM jobs WHERE prompt LIKE '%red car%'") == []
     assert _sqlite(lomo, "SELECT count(*) FROM jobs WHERE prompt LIKE '%blue bicycle%'") == [(1,)], prompts
     assert _sqlite(lomo, "SELECT status FROM notices") == [("seen",)]  # read again: the notice closed
+
+
+def test_archiving_a_task_at_a_spend_gate_calls_the_step_off_and_nothing_revives_it(lomo: LomoEnv) -> None:
+    clip = {"content": None, "tool_calls": [{"name": "generate_video", "arguments": {"prompt": "a cat", "seconds": 2}}]}
+    lomo.replay(clip, {"content": "done", "tool_calls": []})
+    task = lomo.new_task("Clip")
+    assert lomo.run("--run-once", "a clip", "--task", task).returncode == 0
+    [gate] = lomo.inspect()["gates"]
+    assert gate["kind"] == "spend"
+    assert lomo.run("task", "archive", task).returncode == 0
+    refused = lomo.run("approve", gate["id"])
+    assert refused.returncode == 1 and "expired (the task was archived)" in refused.stderr, refused.stderr
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert [g["status"] for g in state["gates"]] == ["expired"] and state["jobs"] == []
+    assert [t["status"] for t in state["turns"] if t["task_id"] == task] == ["stopped"]
+    assert _sqlite(lomo, "SELECT count(*) FROM model_calls") == [(1,)]  # nothing ran after the archive
+
+
+def test_only_the_creators_resume_restarts_a_stopped_task(lomo: LomoEnv) -> None:
+    ask = {"name": "ask_user", "arguments": {"question": "Warm or cool?", "options": ["Warm", "Cool"]}}
+    lomo.replay({"content": None, "tool_calls": [ask]}, {"content": "starting over, warm", "tool_calls": []})
+    task = lomo.new_task("Palette")
+    assert lomo.run("--run-once", "pick", "--task", task).returncode == 0
+    assert lomo.run("task", "stop", task).returncode == 0
+    refused = lomo.run("--run-once", "go on", "--task", task)
+    assert refused.returncode == 1 and "stopped" in refused.stderr  # a message does not restart it
+    assert lomo.run("--run-once").returncode == 0
+    assert _sqlite(lomo, "SELECT count(*) FROM model_calls") == [(1,)]
+    assert lomo.run("task", "resume", task).returncode == 0
+    assert lomo.run("--run-once").returncode == 0
+    state = lomo.inspect()
+    assert [t["status"] for t in state["turns"] if t["task_id"] == task] == ["stopped", "completed"]
+    assert [t["status"] for t in state["tasks"] if t["id"] == task] != ["stopped"]

@@ -470,12 +470,14 @@ class Ledger:
             elif action in ("archive", "unarchive"):
                 if action == "archive" and active is not None and task.status in ("running", "active", "waiting_job"):
                     raise LomoError(f"task {task_id} is still working; stop or pause it before archiving")
+                values: dict[str, Any] = {}
                 if action == "archive" and active is not None:  # parked on a gate: it never runs again by itself
                     await conn.execute(update(s.turns).where(s.turns.c.id == active.id).values(
                         status="stopped", epoch=active.epoch + 1, lease_owner=None, lease_expires=None,
                         updated_at=t, finished_at=t))
+                    values = dict(status="idle", status_reason="archived while it waited; that step was called off")
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                    archived=action == "archive", updated_at=t))
+                    archived=action == "archive", updated_at=t, **values))
                 if action == "archive":
                     await self._call_off(conn, task_id, "the task was archived")
             elif action == "promote":
