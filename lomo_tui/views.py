@@ -493,6 +493,11 @@ async def load_checklist(db: Any, task_id: str) -> tuple[ChecklistItem, ...]:
     return await guarded(db, q, ())
 
 
+# A cancelled job the provider could not stop stays on the card, saying so (issue 11 §1).
+CANCEL_NOTES = {"unsupported": "cancelled; the provider cannot stop it: a late result will be kept aside, not attached",
+                "kept_aside": "cancelled; its late result was kept aside in .lomo/late/ (not attached)"}
+
+
 @query
 async def load_jobs(db: Any, ids: list[str]) -> dict[str, list[Job]]:
     """Generation jobs still in flight, per task (empty until the studio's table exists)."""
@@ -505,14 +510,16 @@ async def load_jobs(db: Any, ids: list[str]) -> dict[str, list[Job]]:
     async def q(conn: Any) -> dict[str, list[Job]]:
         out: dict[str, list[Job]] = {}
         query = select(jobs).where(task.in_(ids))
+        cancel = column(jobs, "cancel_state")
         if status is not None:
-            query = query.where(status.notin_(tuple(DONE_WORDS | {"failed", "cancelled", "canceled", "refunded",
-                                                                     "expired"})))
+            ended = status.notin_(tuple(DONE_WORDS | {"failed", "cancelled", "canceled", "refunded", "expired"}))
+            query = query.where(ended | cancel.in_(tuple(CANCEL_NOTES))) if cancel is not None else query.where(ended)
         for r in (await conn.execute(query)).all():
+            note = CANCEL_NOTES.get(getattr(r, cancel.name) if cancel is not None else None)
             out.setdefault(getattr(r, task.name), []).append(Job(
                 id=str(r.id), kind=str(getattr(r, kind.name)) if kind is not None else "job",
-                status=str(getattr(r, status.name)) if status is not None else "",
-                progress=_progress(getattr(r, progress.name)) if progress is not None else None))
+                status=note or (str(getattr(r, status.name)) if status is not None else ""),
+                progress=None if note else _progress(getattr(r, progress.name)) if progress is not None else None))
         return out
 
     return await guarded(db, q, {})
@@ -690,6 +697,11 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
         out.append(TimelineEntry(g.created_at, "gate", f"asked: {_short(g.question, 60)}", "pending"))
         if g.resolved_at:
             res = g.resolution or {}
+            if g.status == "expired":
+                instead = f"; {res['instead']}" if res.get("instead") else ""
+                out.append(TimelineEntry(g.resolved_at, "gate", f"expired: {res.get('reason') or 'unanswered'}{instead}",
+                                         g.status))
+                continue
             word = f"approved “{res.get('label')}”" if res.get("approved") else "rejected"
             out.append(TimelineEntry(g.resolved_at, "gate", f"you {word}", g.status))
     interesting = ("task_created", "task_pause", "task_resume", "task_stop", "turn_failed", "lease_taken_over",
@@ -717,9 +729,11 @@ async def _job_timeline(db: Any, task_id: str) -> tuple[TimelineEntry, ...]:
 
     async def q(conn: Any) -> tuple[TimelineEntry, ...]:
         rows = (await conn.execute(select(jobs).where(jobs.c.task_id == task_id))).all()
+        cancel = column(jobs, "cancel_state")
         return tuple(TimelineEntry(float(getattr(r, at.name) or 0) if at is not None else 0.0, "job",
                                    f"{getattr(r, kind.name) if kind is not None else 'job'} job "
-                                   f"{getattr(r, status.name) if status is not None else ''}".strip())
+                                   f"""{CANCEL_NOTES.get(getattr(r, cancel.name) if cancel is not None else None)
+                                        or (getattr(r, status.name) if status is not None else '')}""".strip())
                      for r in rows)
 
     return await guarded(db, q, ())

@@ -6,6 +6,7 @@ import time
 import os
 import signal
 import sqlite3
+from typing import Any
 
 from PIL import Image
 from sqlalchemy import select
@@ -166,7 +167,7 @@ async def test_lightweight_one_shot_shows_its_result_without_waking_the_model(lo
     assert (turn.status, turn.model_calls, status, job.status) == ("completed", 1, "done", "done")
 
 
-async def test_completion_after_stop_settles_the_job_but_never_revives_the_task(lomo: LomoEnv) -> None:
+async def test_stopping_a_task_cancels_its_render_refunds_it_and_nothing_lands(lomo: LomoEnv) -> None:
     lomo.replay(gen("video", prompt="slow pan", seconds=2), DONE)
     rt = Runtime(lomo.settings(env={"LOMO_TIME_SCALE": "0.05"}, time_scale=0.05))
     rt.budget = type(rt.budget)(free_per_call=5, daily_free_cap=50)
@@ -175,20 +176,38 @@ async def test_completion_after_stop_settles_the_job_but_never_revives_the_task(
         task = await rt.ledger.create_task("clip")
         await rt.send("make a clip", task)
 
-        async def job_status() -> str | None:
+        async def job() -> Any:
             async with rt.db.read() as conn:
-                return (await conn.execute(select(s.jobs.c.status))).scalar()
+                return (await conn.execute(select(s.jobs))).first()
 
-        await async_wait_for(lambda: _is(job_status(), "running"), timeout=20, what="the job to run")
+        await async_wait_for(lambda: _is(_status(job()), "running"), timeout=20, what="the job to run")
         await rt.ledger.control(task, "stop")
-        await async_wait_for(lambda: _is(job_status(), "done"), timeout=30, what="the job to settle")
+        await async_wait_for(lambda: _is(_cancel_state(job()), "cancelled"), timeout=30,
+                             what="the studio to stop the render")
         assert await rt.run_until_quiescent(10)
         async with rt.db.read() as conn:
             task_row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task))).one()
             turns = (await conn.execute(select(s.turns.c.status).where(s.turns.c.task_id == task))).scalars().all()
+            charges = (await conn.execute(select(s.charges.c.status))).scalars().all()
+            events = (await conn.execute(select(s.events.c.type))).scalars().all()
+        final = await job()
     finally:
         await rt.close()
     assert task_row.status == "stopped" and list(turns) == ["stopped"]
+    assert (final.status, final.artifact_path) == ("cancelled", None) and list(charges) == ["refunded"]
+    assert "job_cancelled" in events and "job_done" not in events
+    assert not (lomo.workspace / "renders").exists()
+    assert not list((lomo.workspace / ".lomo" / "studio").glob("*.gif"))  # the render stopped: nothing spooled
+
+
+async def _status(coro) -> str | None:  # noqa: ANN001
+    row = await coro
+    return row.status if row is not None else None
+
+
+async def _cancel_state(coro) -> str | None:  # noqa: ANN001
+    row = await coro
+    return row.cancel_state if row is not None else None
 
 
 async def _is(coro, value) -> bool:  # noqa: ANN001

@@ -331,3 +331,53 @@ async def test_end_to_end_image_and_video_through_the_runtime(stub: MediaStub, l
     assert video.provider_job_id.startswith("video_")
     assert (turn.status, turn.model_calls) == ("completed", 2)  # woken once, after both jobs settled
     assert not any(p.is_file() for p in (lomo.workspace / ".lomo" / "studio").iterdir())  # spool emptied
+
+
+async def test_stopping_a_task_whose_provider_cannot_cancel_keeps_the_late_video_aside(stub: MediaStub,
+                                                                                       lomo: LomoEnv) -> None:
+    from lomo_tui import views
+    from lomo_tui.runtime.scheduler import Runtime
+    from lomo_tui.store import schema as s
+    from lomo_tui.studio.service import Studio
+
+    stub.video_steps = [("queued", 0)] + [("in_progress", 10)] * 60 + [("completed", 100)]
+    lomo.replay({"content": None, "tool_calls": [
+        {"name": "generate_video", "arguments": {"prompt": "a long slow pan", "seconds": 4}}]},
+        {"content": "done", "tool_calls": []})
+    rt = Runtime(lomo.settings())
+    rt.budget = type(rt.budget)(free_per_call=5, daily_free_cap=50)
+    rt.studio = Studio(rt, provider=make(stub, lomo.workspace / ".lomo" / "studio"))
+    rt.services = [rt.studio if service.__class__ is Studio else service for service in rt.services]
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("clip")
+        await rt.send("make a clip", task)
+
+        async def job() -> Any:
+            async with rt.db.read() as conn:
+                return (await conn.execute(select(s.jobs))).first()
+
+        async def state(*wanted: str) -> bool:
+            row = await job()
+            return row is not None and f"{row.status}:{row.cancel_state}" in wanted
+
+        await async_wait_for(lambda: state("running:None", "queued:None"), timeout=15, what="the video to start")
+        await rt.ledger.control(task, "stop")
+        await async_wait_for(lambda: state("cancelled:unsupported", "cancelled:kept_aside"), timeout=15,
+                             what="the cancellation to reach the studio")
+        card = (await views.load_cards(rt.db, [task]))[task]
+        await async_wait_for(lambda: state("cancelled:kept_aside"), timeout=15, what="the late result")
+        final = await job()
+        async with rt.db.read() as conn:
+            charge = (await conn.execute(select(s.charges.c.status))).scalar()
+            objects = (await conn.execute(select(s.objects.c.path))).scalars().all()
+            events = (await conn.execute(select(s.events.c.type).where(s.events.c.task_id == task))).scalars().all()
+            turns = (await conn.execute(select(s.turns.c.status).where(s.turns.c.task_id == task))).scalars().all()
+    finally:
+        await rt.close()
+    assert "kept aside" in card.jobs[0].status  # the card says the provider could not stop it
+    assert (final.status, final.artifact_path, charge) == ("cancelled", None, "refunded")
+    assert (lomo.workspace / ".lomo" / "late" / f"{final.id}.mp4").read_bytes() == MP4
+    assert not any(p.startswith("renders/") for p in objects) and not (lomo.workspace / "renders").exists()
+    assert "job_cancelled" in events and "job_result_kept_aside" in events and "job_done" not in events
+    assert list(turns) == ["stopped"]

@@ -82,9 +82,25 @@ async def snapshot(conn: AsyncConnection, task_id: str) -> tuple[float, float, f
     return round(float(row.task_spend), 4), round(float(row.today), 4), round(float(row.allowance), 4)
 
 
+SPEND_LOCK = 0x6C6F6D6F  # PostgreSQL advisory lock key ("lomo") that serialises spend decisions
+
+
+async def hold_spending(conn: AsyncConnection) -> None:
+    """Serialise spend decisions across processes until this write transaction ends.
+
+    SQLite's write transaction (BEGIN IMMEDIATE) already excludes every other writer; PostgreSQL takes a
+    transaction-scoped advisory lock. Check and charge then happen under one lock, so several processes
+    can never each see room under a cap that only one of them fits in."""
+    dialect = getattr(getattr(conn, "dialect", None), "name", "sqlite")
+    if dialect == "postgresql":
+        await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SPEND_LOCK})")
+
+
 async def check_spend(conn: AsyncConnection, budget: Budget, *, task_id: str, autonomy: str, key: str,
                       amount: float) -> Verdict:
-    """May this paid call (idempotency KEY, costing AMOUNT) go ahead without asking?"""
+    """May this paid call (idempotency KEY, costing AMOUNT) go ahead without asking?
+
+    Callers hold `hold_spending` and write the charge in the same transaction (G8: one step)."""
     granted = (await conn.execute(select(s.authorisations.c.id).where(
         s.authorisations.c.idempotency_key == key, s.authorisations.c.scope == "call",
         s.authorisations.c.revoked_at.is_(None)))).first()
@@ -115,6 +131,10 @@ async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str)
     """The creator sets how much a task may do without asking (G6). Only a creator action calls this."""
     if level not in AUTONOMY:
         raise LomoError(f"autonomy must be one of {', '.join(AUTONOMY)}")
+    kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
+    if kind == "main":
+        raise LomoError("the main thread has no autonomy level: it routes messages and spends nothing; "
+                        "set it on a task instead")
     result = await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(autonomy=level,
                                                                                      updated_at=time.time()))
     if not result.rowcount:

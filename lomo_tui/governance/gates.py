@@ -1,7 +1,8 @@
 """Gates: first-class, persisted questions that only an explicit creator action resolves (G4, G6).
 
 A gate blocks its scope only. Creating a gate twice with one dedupe key returns the first. Resolving is
-recorded with who did it and how; resolving again (or after the other answer) changes nothing.
+recorded with who did it and how; resolving again (or after the other answer) changes nothing. A gate
+expires — when its task is stopped or archived, or at its deadline — saying why and what happened instead.
 """
 from __future__ import annotations
 
@@ -35,8 +36,10 @@ def normalise_options(options: list[Any]) -> list[dict[str, str]]:
 
 async def open_gate(conn: AsyncConnection, *, task_id: str | None, kind: str, question: str,
                     options: list[Any], dedupe_key: str, turn_id: str | None = None,
-                    tool_call_id: str | None = None, scope: Any = None, continues: str = "") -> Any:
-    """Create a gate (or return the one with this dedupe key)."""
+                    tool_call_id: str | None = None, scope: Any = None, continues: str = "",
+                    deadline: float | None = None) -> Any:
+    """Create a gate (or return the one with this dedupe key). DEADLINE (epoch seconds): when it expires by
+    itself; `scope["on_expiry"]` says what happens instead."""
     if kind not in KINDS:
         raise LomoError(f"unknown gate kind {kind!r}")
     row = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == dedupe_key))).first()
@@ -46,30 +49,46 @@ async def open_gate(conn: AsyncConnection, *, task_id: str | None, kind: str, qu
     await conn.execute(insert(s.gates).values(
         id=gate_id, task_id=task_id, turn_id=turn_id, tool_call_id=tool_call_id, kind=kind, status="pending",
         question=question, options=normalise_options(options), scope=scope, continues=continues,
-        dedupe_key=dedupe_key, created_at=time.time()))
+        dedupe_key=dedupe_key, created_at=time.time(), deadline=deadline))
     await conn.execute(insert(s.events).values(type="gate_opened", at=time.time(), task_id=task_id,
                                                turn_id=turn_id, data={"gate_id": gate_id, "kind": kind}))
     return (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
 
 
+def _unavailable(gate_id: str, row: Any) -> LomoError:
+    if row.status == "expired":
+        why = (row.resolution or {}).get("reason") or "it expired"
+        instead = (row.resolution or {}).get("instead")
+        return LomoError(f"gate {gate_id} expired ({why}){'; ' + instead if instead else ''}; nothing changed")
+    return LomoError(f"gate {gate_id} is already {row.status}; nothing changed")
+
+
 async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int | None = None,
                        by: str = "creator:cli") -> Any:
-    """Approve (optionally choosing OPTION, 1-based) or reject a pending gate. Raises if unknown or resolved."""
+    """Approve (optionally choosing OPTION, 1-based) or reject a pending gate. Raises if unknown, resolved
+    or expired. The resolution is a conditional update from `pending`: of several concurrent answers one
+    changes the row, and only that one grants and sets things going."""
     async with db.write() as conn:
         row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).first()
         if row is None:
             raise UnknownId(f"no gate with id {gate_id!r}; `lomo gates` lists the pending ones")
+        if row.status == "pending" and row.deadline is not None and row.deadline <= time.time():
+            await expire_gate(conn, row, "its deadline passed", row.scope and row.scope.get("on_expiry") or "")
+            row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
         if row.status != "pending":
-            raise LomoError(f"gate {gate_id} is already {row.status}; nothing changed")
+            raise _unavailable(gate_id, row)
         options = row.options or []
         if option is not None and not 1 <= option <= max(len(options), 1):
             raise LomoError(f"gate {gate_id} has {len(options)} option(s); choose 1–{len(options)}")
         chosen = (option or 1) if approve else None
         label = options[chosen - 1]["label"] if approve and options else None
         resolution = {"approved": approve, "option": chosen, "label": label}
-        await conn.execute(update(s.gates).where(s.gates.c.id == gate_id, s.gates.c.status == "pending").values(
-            status="approved" if approve else "rejected", resolved_at=time.time(), resolution=resolution,
-            resolved_by=by))
+        changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate_id, s.gates.c.status == "pending")
+                                     .values(status="approved" if approve else "rejected", resolved_at=time.time(),
+                                             resolution=resolution, resolved_by=by))
+        if changed.rowcount != 1:  # another answer (or a stop) got there first
+            latest = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
+            raise _unavailable(gate_id, latest)
         if approve:
             await grant(conn, gate=row, by=by)
         resolved = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
@@ -80,7 +99,7 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         if resolved.kind == "clarify":
             await choice.apply(conn, resolved, approve, by)
         continue_task = await on_checkpoint_resolved(conn, resolved, approve)
-        if continue_task is not None:
+        if continue_task is not None and await _may_run(conn, continue_task):
             await ensure_turn(conn, continue_task)
             await conn.execute(update(s.tasks).where(s.tasks.c.id == continue_task).values(
                 status="active", status_reason="", updated_at=time.time()))
@@ -90,7 +109,52 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         return (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
 
 
+async def _may_run(conn: AsyncConnection, task_id: str) -> bool:
+    """Only the creator's resume restarts a stopped or archived task."""
+    row = (await conn.execute(select(s.tasks.c.status, s.tasks.c.archived).where(s.tasks.c.id == task_id))).first()
+    return row is not None and row.status != "stopped" and not row.archived
+
+
+async def expire_gate(conn: AsyncConnection, gate: Any, reason: str, instead: str) -> bool:
+    """A pending gate becomes `expired` (conditional on still pending), saying why and what happened instead."""
+    t = time.time()
+    changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate.id, s.gates.c.status == "pending").values(
+        status="expired", resolved_at=t, resolved_by="lomo",
+        resolution={"approved": False, "option": None, "label": None, "expired": True, "reason": reason,
+                    "instead": instead}))
+    if changed.rowcount:
+        await conn.execute(insert(s.events).values(type="gate_expired", at=t, task_id=gate.task_id,
+                                                   turn_id=gate.turn_id,
+                                                   data={"gate_id": gate.id, "reason": reason, "instead": instead}))
+    return bool(changed.rowcount)
+
+
+async def expire_task_gates(conn: AsyncConnection, task_id: str, reason: str) -> list[str]:
+    """A stopped or archived task's pending gates expire (they leave the inbox; answering one is refused)."""
+    rows = (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id,
+                                                     s.gates.c.status == "pending"))).all()
+    return [row.id for row in rows if await expire_gate(conn, row, reason, "nothing it would have allowed was done")]
+
+
+async def expire_overdue(db: Database) -> list[Any]:
+    """Expire pending gates whose deadline passed, each as if the creator had declined it (what the gate's
+    `on_expiry` says happens instead). Returns the expired gates."""
+    t = time.time()
+    async with db.read() as conn:
+        due = (await conn.execute(select(s.gates).where(s.gates.c.status == "pending", s.gates.c.deadline.is_not(None),
+                                                        s.gates.c.deadline <= t))).all()
+    expired = []
+    for gate in due:
+        async with db.write() as conn:
+            instead = (gate.scope or {}).get("on_expiry") or "treated as declined: nothing it would have allowed was done"
+            if await expire_gate(conn, gate, "its deadline passed", instead):
+                expired.append(gate)
+    return expired
+
+
 async def pending_gates(db: Database) -> list[Any]:
+    """The gates waiting for the creator (overdue ones expire first and leave the list)."""
+    await expire_overdue(db)
     async with db.read() as conn:
         return list((await conn.execute(select(s.gates).where(s.gates.c.status == "pending").order_by(
             s.gates.c.created_at))).all())

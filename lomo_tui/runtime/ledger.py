@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 ACTIVE_TURN = ("queued", "running", "waiting")
 TERMINAL_TASK = ("done", "failed", "stopped")
+MAIN_REFUSES = {"stop": "stopped", "archive": "archived"}  # what the main thread refuses, as the message says
 PROMOTE_AFTER_REVISIONS = 2  # a one-shot revised this often becomes a persistent task (A2)
 MAIN_TASK_LOCK = 0x6C6F6D6D  # advisory lock key: creating the main thread ("lomm")
 
@@ -233,9 +234,10 @@ class Ledger:
             row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
             if row is None or row.status not in ("queued", "running"):
                 return None
-            task_status = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == row.task_id))).scalar()
-            if task_status in ("paused", "stopped"):
-                return None  # a paused task's turn waits for resume; a stopped one never runs again
+            task = (await conn.execute(select(s.tasks.c.status, s.tasks.c.archived).where(
+                s.tasks.c.id == row.task_id))).first()
+            if task is None or task.status in ("paused", "stopped") or task.archived:
+                return None  # a paused task's turn waits for resume; a stopped or archived one never runs by itself
             free = row.lease_owner is None or (row.lease_expires or 0) < t or row.lease_owner == owner or (
                 dead_owner is not None and row.lease_owner == dead_owner)
             if not free:
@@ -453,6 +455,9 @@ class Ledger:
         a running worker is fenced out."""
         async with self.db.write() as conn:
             task = await self.task_row(conn, task_id)
+            if task.kind == "main" and action in MAIN_REFUSES:
+                raise LomoError(f"the main thread cannot be {MAIN_REFUSES[action]}: it routes every message; "
+                                "stop or archive a task instead (`lomo inspect --json` lists them)")
             active = (await conn.execute(select(s.turns).where(
                 s.turns.c.task_id == task_id, s.turns.c.status.in_(ACTIVE_TURN)))).first()
             t = now()
@@ -467,26 +472,45 @@ class Ledger:
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                     status="stopped" if action == "stop" else "paused", status_reason=reason or action,
                     epoch=task.epoch + 1, updated_at=t))
+                if action == "stop":
+                    await self._call_off(conn, task_id, "the task was stopped")
             elif action in ("archive", "unarchive"):
                 if action == "archive" and active is not None and task.status in ("running", "active", "waiting_job"):
                     raise LomoError(f"task {task_id} is still working; stop or pause it before archiving")
+                values: dict[str, Any] = {}
+                if action == "archive" and active is not None:  # parked on a gate: it never runs again by itself
+                    await conn.execute(update(s.turns).where(s.turns.c.id == active.id).values(
+                        status="stopped", epoch=active.epoch + 1, lease_owner=None, lease_expires=None,
+                        updated_at=t, finished_at=t))
+                    values = dict(status="idle", status_reason="archived while it waited; that step was called off")
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                    archived=action == "archive", updated_at=t))
+                    archived=action == "archive", updated_at=t, **values))
+                if action == "archive":
+                    await self._call_off(conn, task_id, "the task was archived")
             elif action == "promote":
                 if task.kind != "lightweight":
                     raise LomoError(f"task {task_id} is already {task.kind}")
                 await self.promote(conn, task_id, "asked by the creator")
                 return
             elif action == "resume":
-                if task.status not in ("paused", "failed"):
+                if task.status not in ("paused", "failed", "stopped"):
                     return
-                if active is not None or await self.pending_inbox(conn, task_id):
+                if active is not None or task.status == "stopped" or await self.pending_inbox(conn, task_id):
                     await self.ensure_turn(conn, task_id)
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                     status="active", status_reason="", epoch=task.epoch + 1, updated_at=t))
             else:
                 raise LomoError(f"unknown task action {action!r}")
             await self.event(conn, f"task_{action}", task_id, reason=reason)
+
+    @staticmethod
+    async def _call_off(conn: AsyncConnection, task_id: str, reason: str) -> None:
+        """A stopped or archived task's in-flight jobs are cancelled (refunded) and its pending gates expire."""
+        from ..governance.gates import expire_task_gates
+        from ..studio.service import cancel_task_jobs
+
+        await cancel_task_jobs(conn, task_id, reason)
+        await expire_task_gates(conn, task_id, reason)
 
     # ---- queries the scheduler uses -------------------------------------------------------------
     async def runnable_turns(self, owner_alive: Any = None) -> list[Any]:
@@ -515,6 +539,7 @@ class Ledger:
             rows = (await conn.execute(select(s.inbox.c.task_id).distinct().join(
                 s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
                 s.inbox.c.status == "pending", s.tasks.c.status.notin_(("paused", "stopped", "failed")),
+                s.tasks.c.archived.is_(False),
                 s.inbox.c.task_id.notin_(active)))).scalars().all()
         return list(rows)
 
@@ -534,6 +559,9 @@ class Ledger:
         turn = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
         if turn is None or turn.status != "waiting" or not await self._settled(conn, turn):
             return False
+        owner = await self.task_row(conn, turn.task_id)
+        if owner.status == "stopped" or owner.archived:
+            return False  # only the creator's resume restarts it
         await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.status == "waiting").values(
             status="queued", wait_kind=None, wait_ref=None, wait_refs=None, updated_at=now()))
         task = await self.task_row(conn, turn.task_id)

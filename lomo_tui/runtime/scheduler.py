@@ -148,6 +148,10 @@ class Runtime:
     async def sweep(self) -> None:
         """Watchdog pass: adopt orphaned inbox messages, requeue settled waits, wake runnable turns,
         fail poisoned ones."""
+        from ..governance.gates import expire_overdue
+
+        for gate in await expire_overdue(self.db):  # a gate past its deadline expires; its turn goes on
+            await self.poke(gate.turn_id)
         for turn_id in await self.ledger.adopt_orphans():
             self.wake(turn_id)
         for turn_id in await self.ledger.waiting_turns():

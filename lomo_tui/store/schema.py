@@ -339,3 +339,8 @@ workspaces = Table(
     Column("root", Text, nullable=False, unique=True),  # the folder's real path
     Column("created_at", Float, nullable=False),
 )
+
+# ---- money and authority (0010): cancelled jobs, gate deadlines -----------------------------------------
+# requested | cancelled | unsupported | kept_aside: how far a stop's cancellation reached the provider
+jobs.append_column(Column("cancel_state", String(16)))
+gates.append_column(Column("deadline", Float))  # when a pending gate expires by itself (None: never)

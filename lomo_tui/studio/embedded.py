@@ -41,6 +41,7 @@ class _Job:
 class EmbeddedStudio:
     name = "embedded"
     local = True
+    cancels = True  # a cancelled render stops: nothing is made
 
     def __init__(self, spool: Path, *, time_scale: float = 1.0, faults: str = "") -> None:
         self.spool = spool

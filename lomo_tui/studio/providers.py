@@ -35,6 +35,7 @@ EventSink = Callable[[JobEvent], Awaitable[None]]
 class Provider(Protocol):
     name: str
     local: bool  # runs inside this process (run-once waits for its jobs)
+    cancels: bool  # `cancel` really stops the job (else a cancelled job's late result is kept aside)
 
     def subscribe(self, sink: EventSink) -> None: ...
 

@@ -131,6 +131,7 @@ class LiteLLMStudio:
 
     name = "litellm"
     local = False
+    cancels = False  # litellm cannot cancel at the provider: a late result is kept aside (Studio._keep_aside)
 
     def __init__(self, config: Mapping[str, Any], spool: Path) -> None:
         unknown = sorted(set(config) - CONFIG_KEYS)
@@ -220,7 +221,8 @@ class LiteLLMStudio:
         return data, job.result.suffix.lstrip(".")
 
     async def cancel(self, provider_job_id: str) -> bool:
-        """Stop waiting for a job (litellm has no call that cancels a video at the provider)."""
+        """Stop waiting for a job (litellm has no call that cancels a video at the provider, hence
+        `cancels = False`: the service keeps a late result aside instead of calling this)."""
         job = self._jobs.get(provider_job_id)
         if job is None or job.status in TERMINAL:
             return False

@@ -112,36 +112,62 @@ class Studio:
         scale = self.rt.settings.time_scale if self.provider.local else 1.0
         return time.time() + max(MIN_DEADLINE * scale, DEADLINE_FACTOR * expected * scale, 1.0)
 
-    async def submit(self, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any], amount: float,
-                     expected_latency: float) -> Any:
-        """Place the order for this call (once per key) and charge it (once per key)."""
-        existing = await self.job_for_key(ctx.key)
-        if existing is not None:
-            return await self.recover(existing)
+    async def place(self, conn: Any, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any],
+                    amount: float, expected_latency: float) -> str:
+        """Write this call's job row and its charge inside the caller's transaction (the one that checked the
+        spend, G8), once per key. Returns the job id; `send` then hands it to the provider."""
+        found = (await conn.execute(select(s.jobs.c.id).where(
+            s.jobs.c.workspace == self.workspace_key, s.jobs.c.idempotency_key == ctx.key))).scalar()
+        if found is not None:
+            return found
         job_id = new_id("job")
         t = time.time()
-        async with self.rt.ledger.fenced(ctx.claim) as conn:
-            await conn.execute(insert(s.jobs).values(
-                id=job_id, workspace=self.workspace_key, idempotency_key=ctx.key, task_id=ctx.task_id,
-                turn_id=ctx.claim.turn_id, step=ctx.step, kind=kind, provider=self.provider.name,
-                status="submitting", prompt=prompt, params=params, cost=amount,
-                deadline=self.deadline(kind, params, expected_latency), created_at=t, updated_at=t))
-            await conn.execute(insert(s.charges).values(
-                id=new_id("chg"), job_id=job_id, task_id=ctx.task_id, amount=amount, idempotency_key=ctx.key,
-                status="charged", created_at=t))
-            await self.rt.ledger.event(conn, "job_submitted", ctx.task_id, ctx.claim.turn_id, job_id=job_id,
-                                       kind=kind, amount=amount)
+        await conn.execute(insert(s.jobs).values(
+            id=job_id, workspace=self.workspace_key, idempotency_key=ctx.key, task_id=ctx.task_id,
+            turn_id=ctx.claim.turn_id, step=ctx.step, kind=kind, provider=self.provider.name,
+            status="submitting", prompt=prompt, params=params, cost=amount,
+            deadline=self.deadline(kind, params, expected_latency), created_at=t, updated_at=t))
+        await conn.execute(insert(s.charges).values(
+            id=new_id("chg"), job_id=job_id, task_id=ctx.task_id, amount=amount, idempotency_key=ctx.key,
+            status="charged", created_at=t))
+        await self.rt.ledger.event(conn, "job_submitted", ctx.task_id, ctx.claim.turn_id, job_id=job_id,
+                                   kind=kind, amount=amount)
+        return job_id
+
+    async def send(self, job_id: str) -> Any:
+        """Hand a placed job (still `submitting`) to the provider and record its id."""
+        job = await self.job(job_id)
+        if job.status != "submitting" or job.provider_job_id is not None:
+            return await self.recover(job)
         try:
-            provider_job_id = await self.provider.submit(kind, params, ctx.key)
+            provider_job_id = await self.provider.submit(job.kind, dict(job.params or {}), job.idempotency_key)
         except ProviderError as exc:
             await self._finish(job_id, "unknown" if exc.unknown else "failed", str(exc), refund=not exc.unknown)
             return await self.job(job_id)
         self.rt.faults.hit("after_gen_submit")
         async with self.rt.db.write() as conn:
-            await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.status == "submitting").values(
-                provider_job_id=provider_job_id, status="queued", updated_at=time.time()))
-        self.rt.bus.publish("job_progress", ctx.task_id, job_id=job_id, status="queued", progress=0.0)
+            moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.status == "submitting")
+                                       .values(provider_job_id=provider_job_id, status="queued",
+                                               updated_at=time.time()))
+            if not moved.rowcount:  # cancelled (its task stopped) while the provider took it
+                await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.provider_job_id.is_(None))
+                                   .values(provider_job_id=provider_job_id))
+        if moved.rowcount:
+            self.rt.bus.publish("job_progress", job.task_id, job_id=job_id, status="queued", progress=0.0)
+        else:
+            await self.settle_cancelled()
         return await self.job(job_id)
+
+    async def submit(self, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any], amount: float,
+                     expected_latency: float) -> Any:
+        """Place the order for this call (once per key) and charge it (once per key), then send it.
+        Paid tools check the spend and place in one transaction instead (tools.media)."""
+        existing = await self.job_for_key(ctx.key)
+        if existing is not None:
+            return await self.recover(existing)
+        async with self.rt.ledger.fenced(ctx.claim) as conn:
+            job_id = await self.place(conn, ctx, kind, prompt, params, amount, expected_latency)
+        return await self.send(job_id)
 
     async def recover(self, job: Any) -> Any:
         """A job row left in `submitting` was interrupted between order and id: its outcome is unknown.
@@ -167,25 +193,35 @@ class Studio:
         async with self.rt.db.write() as conn:
             job = (await conn.execute(select(s.jobs).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.provider_job_id == event.provider_job_id))).first()
-            if job is None or job.status in TERMINAL or event.seq <= job.event_seq:
-                return  # unknown, settled, duplicate or stale
-            if STATUS_RANK.get(event.status, 0) < STATUS_RANK.get(job.status, 0):
+            if job is None or event.seq <= job.event_seq:
+                return  # unknown, duplicate or stale
+            if job.status in TERMINAL:
+                if not (event.status == "done" and self._late(job)):
+                    return  # settled (a late result of a job the provider could not cancel is kept aside below)
+            elif STATUS_RANK.get(event.status, 0) < STATUS_RANK.get(job.status, 0):
                 return
             if event.status in ("queued", "running"):
-                await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(
+                moved = await conn.execute(update(s.jobs).where(
+                    s.jobs.c.id == job.id, s.jobs.c.status == job.status, s.jobs.c.event_seq == job.event_seq).values(
                     status=event.status, progress=max(event.progress, job.progress), event_seq=event.seq,
                     updated_at=time.time()))
+                if not moved.rowcount:
+                    return
         if event.status in ("queued", "running"):
             self.rt.bus.publish("job_progress", job.task_id, job_id=job.id, status=event.status,
                                 progress=event.progress)
             return
-        if event.status == "done":
+        if job.status == "cancelled":
+            await self._keep_aside(job, event.seq)
+        elif event.status == "done":
             await self._complete(job, event.seq)
         else:
             await self._finish(job.id, event.status if event.status in TERMINAL else "failed",
                                event.error or "the studio reported a failure", refund=True, seq=event.seq)
 
     async def _complete(self, job: Any, seq: int) -> None:
+        """Deliver a finished job's result: the transition to `done` comes first, conditional on the state
+        this worker read; only the worker whose transition happened writes the file and the version."""
         try:
             data, ext = await self.provider.fetch(job.provider_job_id)
         except ProviderError as exc:
@@ -199,50 +235,133 @@ class Studio:
             atomic_write(path, data)
             return hashlib.sha256(data).hexdigest()
 
-        digest = await asyncio.to_thread(store)
         workspace = self.rt.workspace
-        async with self.rt.db.write() as conn:
-            current = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == job.id))).scalar()
-            if current in TERMINAL:
-                return
-            seen = await workspace.record(conn, rel, digest, len(data), author="agent", task_id=job.task_id,
-                                          key=job.idempotency_key)
-            if job.task_id:
-                await workspace.touch(conn, job.task_id, seen, wrote=True)
-            step = (job.params or {}).get("step")
-            if step:
-                await checklist.complete(conn, step, evidence=f"made {rel}", objects=[(seen.object_id, seen.version)])
-            await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(
-                status="done", progress=1.0, event_seq=seq, artifact_path=rel, updated_at=time.time(),
-                finished_at=time.time()))
-            await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id, path=rel)
-        discard = getattr(self.provider, "discard", None)
-        if discard is not None:
-            discard(job.provider_job_id)
+        t = time.time()
+        written = False
+        try:
+            async with self.rt.db.write() as conn:
+                current = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == job.id))).scalar()
+                if current in TERMINAL:
+                    settled = current
+                else:
+                    moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id, s.jobs.c.status == current)
+                                               .values(status="done", progress=1.0, event_seq=seq, artifact_path=rel,
+                                                       updated_at=t, finished_at=t))
+                    settled = None if moved.rowcount else "moved"
+                if settled is None:
+                    digest = await asyncio.to_thread(store)
+                    written = True
+                    seen = await workspace.record(conn, rel, digest, len(data), author="agent", task_id=job.task_id,
+                                                  key=job.idempotency_key)
+                    if job.task_id:
+                        await workspace.touch(conn, job.task_id, seen, wrote=True)
+                    step = (job.params or {}).get("step")
+                    if step:
+                        await checklist.complete(conn, step, evidence=f"made {rel}",
+                                                 objects=[(seen.object_id, seen.version)])
+                    await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id, path=rel)
+        except BaseException:
+            if written:  # the transition did not commit: nothing of it stays in the workspace
+                path.unlink(missing_ok=True)
+            raise
+        if settled is not None:
+            latest = await self.job(job.id)
+            if self._late(latest):
+                await self._keep_aside(latest, seq)
+            elif latest.status != "done":
+                self._discard(job.provider_job_id)
+            return
+        self._discard(job.provider_job_id)
         self.rt.bus.publish("job_done", job.task_id, job_id=job.id, path=rel)
         await self.rt.poke(job.turn_id)
 
-    async def _finish(self, job_id: str, status: str, error: str, *, refund: bool, seq: int | None = None) -> None:
+    def _late(self, job: Any) -> bool:
+        """A cancelled job whose provider could not cancel it: a result that still comes is kept aside."""
+        return (job.status == "cancelled" and job.cancel_state in ("requested", "unsupported")
+                and not getattr(self.provider, "cancels", False))
+
+    def _discard(self, provider_job_id: str | None) -> None:
+        discard = getattr(self.provider, "discard", None)
+        if discard is not None and provider_job_id:
+            discard(provider_job_id)
+
+    async def _finish(self, job_id: str, status: str, error: str, *, refund: bool, seq: int | None = None) -> bool:
+        """End a job in STATUS, conditional on the state read here; events, refund and wake-up follow only
+        the transition that happened. Returns whether it happened."""
         t = time.time()
         async with self.rt.db.write() as conn:
             job = (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
             if job.status in TERMINAL and not (job.status == "unknown" and status == "expired"):
-                return
+                return False
             values: dict[str, Any] = dict(status=status, error=error, updated_at=t, finished_at=t)
             if seq is not None:
                 values["event_seq"] = seq
-            await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id).values(**values))
+            moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.status == job.status)
+                                       .values(**values))
+            if not moved.rowcount:
+                return False
             if refund:
-                await conn.execute(update(s.charges).where(s.charges.c.job_id == job_id,
-                                                           s.charges.c.status == "charged").values(
-                    status="refunded", refunded_at=t))
+                await refund_job(conn, job_id, t)
             await self.rt.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
                                        refunded=refund)
-        discard = getattr(self.provider, "discard", None)
-        if discard is not None and job.provider_job_id:
-            discard(job.provider_job_id)
+        self._discard(job.provider_job_id)
         self.rt.bus.publish("job_done", job.task_id, job_id=job_id, status=status, error=error)
         await self.rt.poke(job.turn_id)
+        return True
+
+    # ---- cancellation (a stopped or archived task) ---------------------------------------------------
+    async def settle_cancelled(self) -> None:
+        """Tell the provider about jobs cancelled in the database (by a stop in any process): the embedded
+        studio stops rendering; a provider that cannot cancel is noted on the job, and its late result, if
+        it comes, is kept aside."""
+        async with self.rt.db.read() as conn:
+            rows = (await conn.execute(select(s.jobs).where(
+                s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
+                s.jobs.c.status == "cancelled", s.jobs.c.cancel_state == "requested",
+                s.jobs.c.provider_job_id.is_not(None)))).all()
+        for job in rows:
+            if getattr(self.provider, "cancels", False):
+                try:
+                    await self.provider.cancel(job.provider_job_id)
+                    state, note = "cancelled", ""
+                except ProviderError as exc:
+                    state, note = "unsupported", f"; the studio could not cancel it ({exc})"
+            else:
+                state, note = "unsupported", ("; the provider cannot cancel a job, so a result that still comes "
+                                              "is kept aside in .lomo/late/ (not attached)")
+            async with self.rt.db.write() as conn:
+                moved = await conn.execute(update(s.jobs).where(
+                    s.jobs.c.id == job.id, s.jobs.c.cancel_state == "requested").values(
+                    cancel_state=state, error=(job.error or "cancelled") + note, updated_at=time.time()))
+            if moved.rowcount and state == "cancelled":
+                self._discard(job.provider_job_id)
+            if moved.rowcount:
+                self.rt.bus.publish("job_done", job.task_id, job_id=job.id, status="cancelled")
+
+    async def _keep_aside(self, job: Any, seq: int) -> None:
+        """A cancelled job's late result: stored under .lomo/late/, never attached, never progress."""
+        try:
+            data, ext = await self.provider.fetch(job.provider_job_id)
+        except ProviderError as exc:
+            log.info("late result of cancelled job %s could not be fetched: %s", job.id, exc)
+            return
+        rel = f".lomo/late/{job.id}.{ext}"
+        path = self.rt.settings.workspace / rel
+        async with self.rt.db.write() as conn:
+            moved = await conn.execute(update(s.jobs).where(
+                s.jobs.c.id == job.id, s.jobs.c.status == "cancelled",
+                s.jobs.c.cancel_state.in_(("requested", "unsupported"))).values(
+                cancel_state="kept_aside", event_seq=seq, updated_at=time.time(),
+                error=f"{job.error or 'cancelled'}; its late result was kept aside in {rel} (not attached)"))
+            if moved.rowcount:
+                def store() -> None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write(path, data)
+
+                await asyncio.to_thread(store)
+                await self.rt.ledger.event(conn, "job_result_kept_aside", job.task_id, job.turn_id, job_id=job.id,
+                                           path=rel)
+        self._discard(job.provider_job_id)
 
     # ---- reconciliation ---------------------------------------------------------------------------
     async def _reconcile_loop(self) -> None:
@@ -258,7 +377,9 @@ class Studio:
                 log.exception("studio reconcile failed")
 
     async def reconcile(self) -> None:
-        """Poll silent jobs (lost callbacks) and expire the ones past their deadline (refunded)."""
+        """Pass cancellations to the provider, poll silent jobs (lost callbacks) and expire the ones past
+        their deadline (refunded)."""
+        await self.settle_cancelled()
         t = time.time()
         silence = SILENCE_SECONDS * self.rt.settings.time_scale
         async with self.rt.db.read() as conn:
@@ -266,6 +387,8 @@ class Studio:
                 s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
                 s.jobs.c.status.in_(("submitting", "queued", "running", "unknown"))))).all()
         for job in rows:
+            if job.status == "cancelled":
+                continue
             if t > job.deadline:
                 await self._finish(job.id, "expired", "no result before the deadline; the charge was refunded",
                                    refund=True)
@@ -274,3 +397,30 @@ class Studio:
                     await self._apply(await self.provider.status(job.provider_job_id))
                 except ProviderError as exc:
                     log.info("poll of %s failed: %s", job.id, exc)
+
+
+LIVE = ("submitting", "queued", "running", "unknown")
+
+
+async def refund_job(conn: Any, job_id: str, at: float) -> None:
+    await conn.execute(update(s.charges).where(s.charges.c.job_id == job_id, s.charges.c.status == "charged").values(
+        status="refunded", refunded_at=at))
+
+
+async def cancel_task_jobs(conn: Any, task_id: str, reason: str) -> list[str]:
+    """Cancel TASK_ID's in-flight jobs in the caller's transaction (its stop or archive): each ends
+    `cancelled` (conditional on the state read), its charge is refunded (nothing was delivered), event
+    `job_cancelled`. The provider hears of it from the studio that runs the job (`settle_cancelled`)."""
+    t = time.time()
+    cancelled = []
+    rows = (await conn.execute(select(s.jobs).where(s.jobs.c.task_id == task_id, s.jobs.c.status.in_(LIVE)))).all()
+    for job in rows:
+        moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id, s.jobs.c.status == job.status).values(
+            status="cancelled", cancel_state="requested", error=f"cancelled: {reason}", updated_at=t, finished_at=t))
+        if not moved.rowcount:
+            continue
+        await refund_job(conn, job.id, t)
+        await conn.execute(insert(s.events).values(type="job_cancelled", at=t, task_id=task_id, turn_id=job.turn_id,
+                                                   data={"job_id": job.id, "reason": reason, "refunded": True}))
+        cancelled.append(job.id)
+    return cancelled

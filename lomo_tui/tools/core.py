@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 from ..governance.gates import open_gate
@@ -76,22 +77,35 @@ def register(reg: Registry) -> None:
     async def list_files(ctx: ToolContext, pattern: str = "*") -> dict[str, Any]:
         return {"files": await ctx.runtime.workspace.list(pattern)}
 
-    @tool(reg, "ask_user", "Ask the creator a question with options; the task waits for the answer.",
-          obj({"question": STR, "options": {"type": "array", "items": STR}}, ["question"]),
+    @tool(reg, "ask_user", "Ask the creator a question with options; the task waits for the answer. "
+          "deadline_minutes: stop waiting after this long, going on with the option if_unanswered names "
+          "(or with no answer).",
+          obj({"question": STR, "options": {"type": "array", "items": STR},
+               "deadline_minutes": {"type": "number", "exclusiveMinimum": 0}, "if_unanswered": STR}, ["question"]),
           side_effect="gate", idempotent=True, kinds=("main", "lightweight", "persistent"))
-    async def ask_user(ctx: ToolContext, question: str, options: list[str] | None = None) -> Any:
+    async def ask_user(ctx: ToolContext, question: str, options: list[str] | None = None,
+                       deadline_minutes: float | None = None, if_unanswered: str | None = None) -> Any:
+        asked, options = options, options or ["Yes", "No"]
+        scope: dict[str, Any] = {"turn": ctx.claim.turn_id, "description": "this task's next step"}
+        deadline = None
+        if deadline_minutes is not None:
+            if if_unanswered is not None and if_unanswered not in options:
+                raise ToolError(f"if_unanswered must be one of the options ({', '.join(options)})")
+            deadline = time.time() + float(deadline_minutes) * 60
+            scope.update(default=if_unanswered, on_expiry=f"went on with “{if_unanswered}”" if if_unanswered
+                         else "went on without an answer")
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
             # one card per distinct question of a step: asking the same thing twice merges into one answer
-            same = hashlib.sha1(f"{question}\n{options}".encode()).hexdigest()[:12]
-            gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question,
-                                   options=options or ["Yes", "No"],
+            same = hashlib.sha1(f"{question}\n{asked}".encode()).hexdigest()[:12]
+            gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question, options=options,
                                    dedupe_key=f"ask:{ctx.claim.turn_id}/{ctx.step}/{same}", turn_id=ctx.claim.turn_id,
-                                   tool_call_id=ctx.key, scope={"turn": ctx.claim.turn_id,
-                                                                "description": "this task's next step"},
-                                   continues="other tasks go on")
+                                   tool_call_id=ctx.key, scope=scope, continues="other tasks go on", deadline=deadline)
         if gate.status == "pending":  # the step's other calls run first; questions of one step wait together
             return Suspend("gate", gate.id, "waiting_gate", defer=True)
         resolution = gate.resolution or {}
+        if gate.status == "expired":  # nobody answered in time: what the card said would happen instead
+            return {"answer": (gate.scope or {}).get("default"), "expired": True, "gate_id": gate.id,
+                    "reason": resolution.get("reason"), "instead": resolution.get("instead")}
         if not resolution.get("approved"):
             return {"answer": None, "declined": True, "gate_id": gate.id}
         return {"answer": resolution.get("label"), "option": resolution.get("option"), "gate_id": gate.id}

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from ..governance.budget import check_spend
+from ..governance.budget import check_spend, hold_spending
 from ..governance.gates import open_gate
 from ..store import schema as s
 from ..tasks import checklist
@@ -59,18 +59,21 @@ async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, A
                 raise ToolError(f"this task has no checklist step {step!r}")
             params = dict(params, step=item.id)
         amount = quote(kind, params)
-        gate = await _authorise(ctx, kind, prompt, amount)
-        if gate is not None:
-            return gate
         expected = simulated_latency(kind, params, 0)
-        job = await studio.submit(ctx, kind, prompt, dict(params, prompt=prompt), amount, expected)
+        placed = await _authorise_and_place(ctx, kind, prompt, dict(params, prompt=prompt), amount, expected)
+        if not isinstance(placed, str):
+            return placed
+        job = await studio.send(placed)
     else:
         job = await studio.recover(job)
     return outcome(job)
 
 
-async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) -> Any:
-    """None when the spend may go ahead; a Suspend on a `spend` gate otherwise. Raises if declined."""
+async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], amount: float,
+                               expected: float) -> Any:
+    """The placed job's id when the spend may go ahead — checked and charged in one transaction, under the
+    spend lock, so no other process can spend the same room (G8); a Suspend on a gate otherwise. Raises if
+    declined."""
     rt = ctx.runtime
     async with rt.ledger.fenced(ctx.claim) as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
@@ -78,15 +81,32 @@ async def _authorise(ctx: ToolContext, kind: str, prompt: str, amount: float) ->
             s.gates.c.task_id == ctx.task_id, s.gates.c.kind == "plan", s.gates.c.status == "pending"))).scalar()
         if plan_gate is not None:  # paid work waits for the plan's approval (the gate's scope)
             return Suspend("gate", plan_gate, "waiting_gate", defer=True)
+        changed = await changed_since_decided(conn, ctx)
+        if changed:  # e.g. the creator edited the storyboard while the plan gate waited
+            raise ToolError(f"{', '.join(changed)} changed since this step was decided; nothing was ordered or "
+                            "charged. Re-read it and order again with what it says now")
+        await hold_spending(conn)
         verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
                                     amount=amount)
         if verdict.allowed:
-            return None
+            return await rt.studio.place(conn, ctx, kind, prompt, params, amount, expected)
         gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
     if gate.status == "pending":
         return Suspend("gate", gate.id, "waiting_gate", defer=True)
     raise ToolError(f"the creator declined spending {amount:.2f} {rt.budget.currency} on this {kind}; "
                     "do not order it again unless they ask")
+
+
+async def changed_since_decided(conn: Any, ctx: ToolContext) -> list[str]:
+    """Files the creator changed, unread by the task, since this call's step was decided (G4: a step that
+    runs after a gate re-reads what changed meanwhile instead of spending on a stale decision)."""
+    decided = (await conn.execute(select(s.steps.c.created_at).where(
+        s.steps.c.turn_id == ctx.claim.turn_id, s.steps.c.step == ctx.step))).scalar()
+    if decided is None:
+        return []
+    rows = (await conn.execute(select(s.notices.c.path).where(
+        s.notices.c.task_id == ctx.task_id, s.notices.c.status == "open", s.notices.c.created_at > decided))).all()
+    return sorted({r.path for r in rows})
 
 
 async def _spend_gate(ctx: ToolContext, conn: Any, task: Any, kind: str, prompt: str, amount: float,

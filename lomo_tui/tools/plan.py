@@ -5,8 +5,8 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from ..governance.budget import plan_allowance, spent_today
-from ..governance.gates import open_gate
+from ..governance.budget import plan_allowance, spent_today, task_spend
+from ..governance.gates import expire_gate, open_gate
 from ..store import schema as s
 from ..studio.prices import quote
 from ..tasks import checklist
@@ -14,27 +14,61 @@ from .registry import Registry, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
 PAID = {"generate_image": "image", "generate_video": "video", "generate_3d": "3d", "generate_audio": "audio"}
+CHARGED_JOBS = ("submitting", "queued", "running", "done", "unknown")  # ordered and not refunded
 STEP = obj({"id": STR, "title": STR, "tool": STR, "args": {"type": "object"},
             "needs_confirmation": {"type": "boolean"}}, ["title"])
 
 
 def quotes(steps: list[dict[str, Any]]) -> list[float]:
     """The quote of each paid step of a plan."""
+    return [q for q in (_quote(step) for step in steps) if q is not None]
+
+
+def _quote(step: dict[str, Any]) -> float | None:
+    kind = PAID.get(step.get("tool") or "")
+    if not kind:
+        return None
+    args = dict(step.get("args") or {})
+    return quote(kind, {"seconds": args.get("seconds")} if kind in ("video", "audio") else {})
+
+
+async def open_quotes(conn: Any, task_id: str, steps: list[dict[str, Any]], items: list[Any]) -> list[float]:
+    """The quotes of the paid steps still to pay for: a re-quote leaves out steps already done (or skipped)
+    and steps whose job is already ordered and charged (ITEMS: the revised checklist, by position)."""
+    ordered = set()
+    for job in (await conn.execute(select(s.jobs.c.params).where(
+            s.jobs.c.task_id == task_id, s.jobs.c.status.in_(CHARGED_JOBS)))).all():
+        ordered.add((job.params or {}).get("step"))
+    by_position = {item.position: item for item in items}
     out = []
-    for step in steps:
-        kind = PAID.get(step.get("tool") or "")
-        if kind:
-            args = dict(step.get("args") or {})
-            out.append(quote(kind, {"seconds": args.get("seconds")} if kind in ("video", "audio") else {}))
+    for position, step in enumerate(steps, 1):
+        price = _quote(step)
+        item = by_position.get(position)
+        if price is None or (item is not None and (item.state in ("done", "skipped") or item.id in ordered)):
+            continue
+        out.append(price)
     return out
 
 
 async def needs_approval(conn: Any, budget: Any, task_id: str, each: list[float]) -> bool:
-    """Whether the plan's paid steps would stop at gates without an approved plan budget."""
+    """Whether the plan's paid steps still to pay for would stop at gates without more approved plan budget
+    (what an approved plan has left is its allowance less what the task spent)."""
     cost = sum(each)
-    if not cost or await plan_allowance(conn, task_id) >= cost:
+    if not cost:
+        return False
+    allowance = await plan_allowance(conn, task_id)
+    if allowance and round(allowance - await task_spend(conn, task_id), 4) >= round(cost, 4):
         return False
     return max(each) > budget.free_per_call or await spent_today(conn) + cost > budget.daily_free_cap
+
+
+async def supersede_plan_gates(conn: Any, task_id: str, keep: str) -> None:
+    """A revised plan replaces the question about the previous one (it asks again if it still needs to)."""
+    rows = (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id, s.gates.c.kind == "plan",
+                                                     s.gates.c.status == "pending",
+                                                     s.gates.c.dedupe_key != keep))).all()
+    for row in rows:
+        await expire_gate(conn, row, "the plan was revised", "the revised plan was quoted again")
 
 
 def register(reg: Registry) -> None:
@@ -59,15 +93,18 @@ def register(reg: Registry) -> None:
                     raise ToolError(str(exc)) from None
                 result["checklist"] = [{"id": i.id, "n": i.position, "title": i.title, "state": i.state}
                                        for i in items]
-                each = quotes(steps)
+                each = await open_quotes(conn, ctx.task_id, steps, items)
                 cost = round(sum(each), 2)
                 result["estimate"] = cost
+                await supersede_plan_gates(conn, ctx.task_id, f"plan:{ctx.key}")
                 if task.autonomy != "ask" and await needs_approval(conn, rt.budget, ctx.task_id, each):
                     c = rt.budget.currency
                     gate = await open_gate(
                         conn, task_id=ctx.task_id, kind="plan", dedupe_key=f"plan:{ctx.key}",
                         turn_id=ctx.claim.turn_id,
-                        question=f"Approve the plan for “{task.title}”: {len(items)} steps, about {cost:.2f} {c}?",
+                        question=f"Approve the plan for “{task.title}”: {len(items)} steps, about {cost:.2f} {c}"
+                                 + (f" for the {len(each)} paid steps still to do?" if len(each) < len(quotes(steps))
+                                    else "?"),
                         options=[{"label": f"Approve the plan and up to {cost:.2f} {c}",
                                   "consequence": "paid steps run without asking again while within this budget"},
                                  {"label": "Not now", "consequence": "each paid step asks for its own approval"}],

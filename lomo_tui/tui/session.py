@@ -105,6 +105,8 @@ class Session:
 
     async def control(self, task_id: str, action: str) -> None:
         await self.runtime.ledger.control(task_id, action, reason=f"{action} by the creator")
+        if action == "stop":
+            await self.runtime.studio.settle_cancelled()  # the render stops now, not at the next reconcile
         if action == "resume":
             await self.runtime.sweep()  # wake the resumed turn now, not at the next watchdog pass
 
@@ -125,6 +127,8 @@ class Session:
 
     async def archive(self, task_id: str, archived: bool = True) -> None:
         await self.runtime.ledger.control(task_id, "archive" if archived else "unarchive")
+        if archived:
+            await self.runtime.studio.settle_cancelled()
 
     async def create_task(self, title: str, brief: str = "") -> str:
         title = title.strip()
