@@ -101,9 +101,10 @@ async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:
 
 
 class Ledger:
-    def __init__(self, db: Database, lease_seconds: float = 30.0) -> None:
+    def __init__(self, db: Database, lease_seconds: float = 30.0, time_scale: float = 1.0) -> None:
         self.db = db
         self.lease_seconds = lease_seconds
+        self.time_scale = time_scale  # scales the stop check's back-off after a transient failure
 
     # ---- events ---------------------------------------------------------------------------
     @staticmethod
@@ -198,6 +199,14 @@ class Ledger:
     async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:
         """The task's active turn, or a new queued one."""
         return await ensure_turn(conn, task_id)
+
+    @staticmethod
+    async def backoff_turn(conn: AsyncConnection, task_id: str, until: float) -> str:
+        """A new turn for TASK_ID that waits (`wait_kind` backoff) until UNTIL, then is queued like any other."""
+        turn_id = await ensure_turn(conn, task_id)
+        await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.status == "queued").values(
+            status="waiting", wait_kind="backoff", wait_ref=f"{until:.3f}", updated_at=now()))
+        return turn_id
 
     async def withdraw(self, message_id: str, replacement: str | None = None) -> str | None:
         """Withdraw an unconsumed message (B2); with REPLACEMENT, put the new text in its place."""
@@ -424,10 +433,12 @@ class Ledger:
             await self.ensure_turn(conn, claim.task_id)
             await self.set_task_status(conn, claim.task_id, "active")
             return
-        verdict = await stopcheck.decide(conn, task, turn)
+        verdict = await stopcheck.decide(conn, task, turn, self.time_scale)
         await self.set_task_status(conn, claim.task_id, verdict.status, verdict.reason)
         if verdict.next_turn:
             await self.ensure_turn(conn, claim.task_id)
+        elif verdict.retry_after:  # a transient failure: the next turn waits out its back-off (the watchdog wakes it)
+            await self.backoff_turn(conn, claim.task_id, now() + verdict.retry_after)
         elif verdict.status in ("done", "blocked"):
             await self.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                              reason=verdict.reason)
@@ -537,6 +548,8 @@ class Ledger:
     @staticmethod
     async def _settled(conn: AsyncConnection, turn: Any) -> bool:
         kind, ref = turn.wait_kind, turn.wait_ref or ""
+        if kind == "backoff":
+            return now() >= float(ref or 0)
         if kind == "gate":
             status = (await conn.execute(select(s.gates.c.status).where(s.gates.c.id == ref))).scalar()
             return status != "pending"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
 
+from ..runtime.bus import Notice
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..tasks import checklist
@@ -140,7 +141,7 @@ class Studio:
         async with self.rt.db.write() as conn:
             await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.status == "submitting").values(
                 provider_job_id=provider_job_id, status="queued", updated_at=time.time()))
-        self.rt.bus.publish("job_progress", ctx.task_id, job_id=job_id, status="queued", progress=0.0)
+        self.rt.bus.publish(Notice.JOB_PROGRESS, ctx.task_id, job_id=job_id, status="queued", progress=0.0)
         return await self.job(job_id)
 
     async def recover(self, job: Any) -> Any:
@@ -176,7 +177,7 @@ class Studio:
                     status=event.status, progress=max(event.progress, job.progress), event_seq=event.seq,
                     updated_at=time.time()))
         if event.status in ("queued", "running"):
-            self.rt.bus.publish("job_progress", job.task_id, job_id=job.id, status=event.status,
+            self.rt.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job.id, status=event.status,
                                 progress=event.progress)
             return
         if event.status == "done":
@@ -219,7 +220,7 @@ class Studio:
         discard = getattr(self.provider, "discard", None)
         if discard is not None:
             discard(job.provider_job_id)
-        self.rt.bus.publish("job_done", job.task_id, job_id=job.id, path=rel)
+        self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
         await self.rt.poke(job.turn_id)
 
     async def _finish(self, job_id: str, status: str, error: str, *, refund: bool, seq: int | None = None) -> None:
@@ -241,7 +242,7 @@ class Studio:
         discard = getattr(self.provider, "discard", None)
         if discard is not None and job.provider_job_id:
             discard(job.provider_job_id)
-        self.rt.bus.publish("job_done", job.task_id, job_id=job_id, status=status, error=error)
+        self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job_id, status=status, error=error)
         await self.rt.poke(job.turn_id)
 
     # ---- reconciliation ---------------------------------------------------------------------------
