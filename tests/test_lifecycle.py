@@ -142,6 +142,49 @@ async def test_answering_the_failure_card_tries_again_or_stops_the_task(lomo: Lo
     assert row.status == "stopped"
 
 
+async def test_a_new_message_to_a_failed_task_closes_its_failure_card(lomo: LomoEnv) -> None:
+    (lomo.workspace / "notes.md").write_text("# notes\n")
+    plan = call("update_plan", brief="b", steps=[{"title": "Cover", "tool": "generate_image"}])
+    order = call("generate_image", prompt="a cover", inputs=["notes.md"], step="1")
+    write_replay(lomo, plan, order, order, {"content": "noted", "tool_calls": []})
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Cover")
+        await rt.send("make a cover from notes.md", task)
+        assert await rt.run_until_quiescent(60)
+        await rt.send("use no input at all", task)
+        assert await rt.run_until_quiescent(60)
+        st = await state(rt)
+    finally:
+        await rt.close()
+    [card] = [g for g in st["gates"] if g.task_id == task]
+    assert card.status == "expired"  # answered by the message, no longer waiting in the inbox
+
+
+async def test_an_expired_job_is_retried_after_a_growing_pause_then_the_task_stops(lomo: LomoEnv) -> None:
+    plan = call("update_plan", brief="b", steps=[{"title": "Cover", "tool": "generate_image"}])
+    order = call("generate_image", prompt="a cover", step="1")
+    write_replay(lomo, plan, *[order] * 8)
+    settings = lomo.settings(env={"LOMO_STUDIO_FAULTS": "never_resolve"})
+    rt = Runtime(settings)
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Cover")
+        await rt.send("make a cover", task)
+        assert await rt.run_until_quiescent(120)
+        st = await state(rt)
+    finally:
+        await rt.close()
+    jobs = sorted(st["jobs"], key=lambda j: j.created_at)
+    assert [j.status for j in jobs] == ["expired"] * stopcheck.TRANSIENT_LIMIT
+    for n, (failed, retried) in enumerate(zip(jobs, jobs[1:])):  # each retry waited out its back-off
+        assert retried.created_at - failed.finished_at >= stopcheck.BACKOFF_SECONDS * 2 ** n * settings.time_scale
+    [row] = [t for t in st["tasks"] if t.id == task]
+    assert row.status == "failed" and f"{stopcheck.TRANSIENT_LIMIT} times" in row.status_reason
+    assert [g.status for g in st["gates"] if g.task_id == task] == ["pending"]
+
+
 async def test_bad_arguments_become_tool_errors_the_model_can_act_on_not_a_failed_turn(lomo: LomoEnv) -> None:
     step = {"content": None, "tool_calls": [
         {"name": "generate_image", "arguments": {"prompt": "a cat", "inputs": "c"}},
@@ -175,7 +218,7 @@ async def test_bad_arguments_become_tool_errors_the_model_can_act_on_not_a_faile
 def test_three_messages_sent_while_nothing_runs_are_answered_each_on_its_own(lomo: LomoEnv) -> None:
     for text in ("a picture of a cat", "a 5-second clip of a dog", "what is 12*7?"):
         assert lomo.run("send", text).returncode == 0
-    code, report = run_once_json(lomo)
+    code, report = run_once_json(lomo, LOMO_TIME_SCALE="0.05")
     assert code == 0, report
     state = lomo.inspect()
     routed = [m for m in state["inbox"] if m["task_id"] == "main"]
@@ -188,7 +231,8 @@ def test_three_messages_sent_while_nothing_runs_are_answered_each_on_its_own(lom
 
 
 async def test_four_picture_requests_make_four_pictures(lomo: LomoEnv) -> None:
-    rt = Runtime(lomo.settings(model="lomo/local"))
+    # at 0.05 an embedded job's deadline (6 s) outlasts a render on a loaded machine
+    rt = Runtime(lomo.settings(model="lomo/local", env={"LOMO_TIME_SCALE": "0.05"}, time_scale=0.05))
     await rt.open()
     for subject in ("a cat", "a lighthouse", "a red bicycle", "a bowl of ramen"):
         await rt.send(f"a picture of {subject}")
@@ -244,6 +288,24 @@ async def test_a_model_error_on_the_main_thread_is_put_on_its_message_and_the_ne
     assert [n.data["message_id"] for n in notices if n.type == Notice.MESSAGE_FAILED] == [first, second]
     [main] = [t for t in st["tasks"] if t.kind == "main"]
     assert main.status == "idle"
+
+
+def test_a_message_that_keeps_crashing_the_main_thread_fails_alone_and_the_next_one_is_answered(lomo: LomoEnv
+                                                                                                ) -> None:
+    ask = call("ask_user", question="which one?", options=["a", "b"])
+    lomo.replay(ask, {"content": "Hello!", "tool_calls": []})
+    assert lomo.run("send", "choose for me").returncode == 0
+    assert lomo.run("send", "hello").returncode == 0
+    for _ in range(3):
+        assert lomo.run("--run-once", faults="after_tool_started:crash").returncode == -9
+    final = lomo.run("--run-once")
+    assert final.returncode == 1 and "after 3 crashes" in final.stderr, final.stderr
+    state = lomo.inspect()
+    first, second = [m for m in state["inbox"] if m["task_id"] == "main"]
+    assert [e["message_id"] for e in state["events"] if e["type"] == "message_failed"] == [first["id"]]
+    assert second["status"] == "consumed" and second["consumed_turn"] != first["consumed_turn"]
+    assert [t["status"] for t in state["tasks"] if t["id"] == "main"] == ["idle"]
+    assert "Hello!" in final.stdout  # the next message was answered in the same run
 
 
 # ---- §8 one set of notice names -------------------------------------------------------------------------

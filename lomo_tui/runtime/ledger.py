@@ -419,8 +419,25 @@ class Ledger:
             await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.epoch == row.epoch).values(
                 status="failed", reason=reason, lease_owner=None, lease_expires=None, epoch=row.epoch + 1,
                 finished_at=now()))
-            await self.set_task_status(conn, row.task_id, "failed", reason)
+            task = await self.task_row(conn, row.task_id)
+            if task.kind != "main":
+                await self.set_task_status(conn, row.task_id, "failed", reason)
+                await self.event(conn, "turn_failed", row.task_id, turn_id, reason=reason, poison=True)
+                return
+            # the main thread never stays failed: the message it choked on (read by this turn, or else the next
+            # unread one, which is `failed`) carries the error; the messages after it go on
+            pending = await self.pending_inbox(conn, row.task_id)
+            choked = list((await conn.execute(select(s.inbox.c.id).where(
+                s.inbox.c.consumed_turn == turn_id))).scalars())
+            if not choked and pending:
+                choked, pending = [pending[0].id], pending[1:]
+                await conn.execute(update(s.inbox).where(s.inbox.c.id == choked[0]).values(status="failed"))
+            for message_id in choked:
+                await self.event(conn, "message_failed", row.task_id, turn_id, message_id=message_id, reason=reason)
+            await self.set_task_status(conn, row.task_id, "idle", reason)
             await self.event(conn, "turn_failed", row.task_id, turn_id, reason=reason, poison=True)
+            if pending:
+                await self.ensure_turn(conn, row.task_id)
 
     async def _after_turn(self, conn: AsyncConnection, claim: Claim) -> None:
         """A turn completed: the stop check settles the task (G2); leftover inbox gets a fresh turn."""

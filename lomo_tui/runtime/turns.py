@@ -211,6 +211,12 @@ class TurnRunner:
                                                started=started)
         if not ok:
             return None
+        if consumed and task.kind != "main":  # the creator's new message answers the task's failure card
+            async with self.rt.db.read() as conn:
+                open_card = await stopcheck.open_failure_card(conn, task.id)
+            if open_card:
+                async with self.rt.db.write() as conn:
+                    await stopcheck.close_failure_cards(conn, task.id)
         self.rt.bus.publish(Notice.STEP_COMMITTED, task.id, turn_id=self.claim.turn_id, step=step,
                             content=decision.get("content"), tool_calls=decision.get("tool_calls"))
         return decision, finish, task, frozenset(c.seq for c in started)

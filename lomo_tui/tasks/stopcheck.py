@@ -197,6 +197,21 @@ async def stop_on_failure(conn: AsyncConnection, task: Any, failure: Failure, tr
     return Verdict("failed", reason)
 
 
+async def open_failure_card(conn: AsyncConnection, task_id: str) -> bool:
+    return (await conn.execute(select(s.gates.c.id).where(
+        s.gates.c.task_id == task_id, s.gates.c.status == "pending",
+        s.gates.c.dedupe_key.like("failure:%")).limit(1))).first() is not None
+
+
+async def close_failure_cards(conn: AsyncConnection, task_id: str) -> int:
+    """The creator spoke to the task (a new message): its open failure cards are answered by that and close
+    as `expired`. Returns how many closed."""
+    result = await conn.execute(update(s.gates).where(
+        s.gates.c.task_id == task_id, s.gates.c.status == "pending", s.gates.c.dedupe_key.like("failure:%")).values(
+        status="expired", resolved_at=time.time(), resolved_by="superseded by the creator's message"))
+    return result.rowcount or 0
+
+
 async def one_shot_verdict(conn: AsyncConnection, task: Any, turn: Any) -> Verdict:
     """A lightweight task is done when its turn made something; failed (with the reason) when what it
     ordered failed and nothing came of it."""

@@ -158,7 +158,7 @@ def outcome(job: Any) -> Any:
         reason = plain_error(job.error, "its outcome is unknown")
         raise ToolError(f"job {job.id}: {reason}. It was not resubmitted; check with the creator before "
                         "ordering again.", kind="job_unknown")
-    reason = plain_error(job.error, f"the studio could not make this {job.kind}")
+    reason = plain_error(job.error, f"the studio could not make this {job.kind}", keep_detail=True)
     raise ToolError(f"job {job.id} {job.status}: {reason} (any charge was refunded)", kind=f"job_{job.status}")
 
 
