@@ -91,6 +91,21 @@ async def test_the_same_job_failure_twice_stops_the_task_instead_of_ordering_aga
     assert "task_failed" in [e.type for e in st["events"] if e.task_id == task]
 
 
+def test_the_same_failure_twice_stops_the_task_on_postgres_too(pg_lomo: LomoEnv) -> None:
+    (pg_lomo.workspace / "notes.md").write_text("# notes\n")
+    plan = call("update_plan", brief="b", steps=[{"title": "Cover", "tool": "generate_image"}])
+    order = call("generate_image", prompt="a cover", inputs=["notes.md"], step="1")
+    write_replay(pg_lomo, plan, *[order] * 6)
+    task = pg_lomo.new_task("Cover")
+    proc = pg_lomo.run("--run-once", "make a cover from notes.md", "--task", task, "--json")
+    assert proc.returncode == 0, proc.stderr
+    state = pg_lomo.inspect()
+    [row] = [t for t in state["tasks"] if t["id"] == task]
+    assert row["status"] == "failed" and "notes.md is a text document" in row["status_reason"]
+    assert [c["status"] for c in state["tool_calls"] if c["name"] == "generate_image"] == ["failed", "failed"]
+    assert [g["status"] for g in state["gates"] if g["task_id"] == task] == ["pending"]
+
+
 async def test_a_failed_job_is_not_progress(lomo: LomoEnv) -> None:
     rt = Runtime(lomo.settings())
     await rt.open()

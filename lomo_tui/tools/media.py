@@ -159,7 +159,9 @@ def outcome(job: Any) -> Any:
         raise ToolError(f"job {job.id}: {reason}. It was not resubmitted; check with the creator before "
                         "ordering again.", kind="job_unknown")
     reason = plain_error(job.error, f"the studio could not make this {job.kind}", keep_detail=True)
-    raise ToolError(f"job {job.id} {job.status}: {reason} (any charge was refunded)", kind=f"job_{job.status}")
+    refund = "" if "refund" in reason else "; any charge was refunded"
+    raise ToolError(f"the {job.kind} was not made (job {job.id} {job.status}): {reason}{refund}",
+                    kind=f"job_{job.status}")
 
 
 def register(reg: Registry) -> None:
