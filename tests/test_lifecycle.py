@@ -227,6 +227,35 @@ async def test_bad_arguments_become_tool_errors_the_model_can_act_on_not_a_faile
     assert st["jobs"] == [] and not (lomo.workspace / "note.md").exists()
 
 
+SAMPLE = {"string": "x", "integer": 3, "number": 2.5, "boolean": True, "array": [], "object": {}, "null": None}
+
+
+def sample(schema: dict) -> object:
+    """A value that fits SCHEMA (the keywords the tools use)."""
+    wanted = schema.get("type", "string")
+    wanted = wanted[0] if isinstance(wanted, list) else wanted
+    if wanted == "object":
+        return {k: sample(v) for k, v in schema.get("properties", {}).items()}
+    if wanted == "array" and isinstance(schema.get("items"), dict):
+        return [sample(schema["items"])]
+    return SAMPLE[wanted]
+
+
+def test_every_tool_checks_its_arguments_as_json_schema_does() -> None:
+    from jsonschema import Draft202012Validator
+
+    from lomo_tui.tools import default_registry
+
+    wrong = ["three", 3, True, None, [1], {"a": 1}, 1.5]
+    for tool in default_registry().tools.values():
+        oracle = Draft202012Validator(tool.parameters)
+        good = sample(tool.parameters)
+        cases = [good, {}] + [dict(good, **{key: value}) for key in good for value in wrong]
+        for args in cases:
+            given = {k: v for k, v in args.items() if v is not None or k in tool.parameters.get("required", ())}
+            assert (tool.check(args) is None) == oracle.is_valid(given), (tool.name, args, tool.check(args))
+
+
 # ---- §3 one request is one request; failures are failures ------------------------------------------------
 
 @pytest.mark.slow
@@ -345,6 +374,8 @@ def test_the_tui_listens_only_for_notices_the_runtime_publishes() -> None:
     assert all(isinstance(n, Notice) for n in listened)
     assert listened <= published, listened - published
     assert Notice.JOB_DONE in live.FILE_TYPES  # a finished job refreshes files and cards
+    for path in (PACKAGE / "tui").rglob("*.py"):  # and every screen compares with the enum, not a name
+        assert not re.search(r"notice\.type\s*[!=]=\s*['\"]", path.read_text(encoding="utf-8")), path
 
 
 def test_publishing_a_notice_name_nobody_declared_is_refused() -> None:

@@ -133,12 +133,15 @@ class Tool:
         unknown = [p for p in args if p not in properties]
         if unknown:
             return f"{self.name} does not take {', '.join(unknown)}; it takes {', '.join(properties) or 'nothing'}"
-        cached = _VALIDATORS.get(self.name)
+        value = _without_nulls(args, self.parameters)
+        if _in_subset(self.parameters):  # the keywords the tools use: checked here in a few µs
+            return _first_error(self.name, value, self.parameters, "")
+        cached = _VALIDATORS.get(self.name)  # any other schema: the jsonschema library (~100 µs a call)
         if cached is None or cached[0] is not self:
-            from jsonschema import Draft202012Validator  # lazily: only when a tool is called
+            from jsonschema import Draft7Validator  # lazily: only for a tool whose schema needs it
 
-            cached = _VALIDATORS[self.name] = (self, Draft202012Validator(self.parameters))
-        errors = sorted(cached[1].iter_errors(_without_nulls(args, self.parameters)),
+            cached = _VALIDATORS[self.name] = (self, Draft7Validator(self.parameters))
+        errors = sorted(cached[1].iter_errors(value),
                         key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
         return _explain(self.name, errors[0]) if errors else None
 
@@ -192,6 +195,70 @@ def _without_nulls(value: Any, schema: dict[str, Any]) -> Any:
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_without_nulls(v, schema["items"]) for v in value]
     return value
+
+
+SUBSET = frozenset({"type", "properties", "required", "items", "enum", "description", "minimum", "maximum"})
+_PY_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
+                                          "boolean": (bool,), "array": (list,), "object": (dict,),
+                                          "null": (type(None),)}
+_SUBSET_CACHE: dict[int, bool] = {}
+
+
+def _in_subset(schema: Any) -> bool:
+    """Whether SCHEMA uses only the keywords `_first_error` checks (cached per schema object)."""
+    key = id(schema)
+    if key not in _SUBSET_CACHE:
+        _SUBSET_CACHE[key] = _subset(schema)
+    return _SUBSET_CACHE[key]
+
+
+def _subset(schema: Any) -> bool:
+    if not isinstance(schema, dict) or not set(schema) <= SUBSET:
+        return False
+    types = schema.get("type", [])
+    if any(t not in _PY_TYPES for t in (types if isinstance(types, list) else [types])):
+        return False
+    return all(_subset(s) for s in schema.get("properties", {}).values()) and (
+        "items" not in schema or _subset(schema["items"]))
+
+
+def _is(value: Any, type_name: str) -> bool:
+    if type_name in ("integer", "number") and isinstance(value, bool):
+        return False  # JSON Schema: true is not a number
+    if type_name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _PY_TYPES[type_name])
+
+
+def _first_error(tool_name: str, value: Any, schema: dict[str, Any], where: str) -> str | None:
+    """The first way VALUE breaks SCHEMA (the SUBSET of JSON Schema), worded like `_explain`; None if none."""
+    subject = f"{tool_name}: {where}" if where else tool_name
+    wanted = schema.get("type")
+    if wanted is not None:
+        types = wanted if isinstance(wanted, list) else [wanted]
+        if not any(_is(value, t) for t in types):
+            return f"{subject} must be {' or '.join(_TYPE_WORDS.get(t, t) for t in types)}, not {_short(value)}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{subject} must be one of {', '.join(map(str, schema['enum']))}, not {_short(value)}"
+    for bound, outside in (("minimum", lambda v, b: v < b), ("maximum", lambda v, b: v > b)):
+        if bound in schema and isinstance(value, (int, float)) and outside(value, schema[bound]):
+            return f"{subject} is out of range ({bound} {schema[bound]}), not {_short(value)}"
+    if isinstance(value, dict):
+        missing = [p for p in schema.get("required", ()) if p not in value]
+        if missing:
+            return f"{subject} needs {', '.join(missing)}"
+        properties = schema.get("properties", {})
+        for key, item in value.items():
+            if key in properties:
+                found = _first_error(tool_name, item, properties[key], f"{where}.{key}" if where else key)
+                if found:
+                    return found
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            found = _first_error(tool_name, item, schema["items"], f"{where}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _short(value: Any, limit: int = 40) -> str:
