@@ -119,7 +119,7 @@ class StreamItem:
     """One entry of a conversation stream: a message, an undelivered inbox message, or a task card."""
 
     key: str  # unique and stable: "m:<message id>", "i:<inbox id>", "c:<task id>"
-    kind: str  # user | assistant | pending | card | tool
+    kind: str  # user | assistant | pending | failed (status: why it was not answered) | card | tool
     text: str
     at: float
     task_id: str | None = None
@@ -180,6 +180,8 @@ class InboxItem:
             return "delivered, not read yet"
         if self.status == "withdrawn":
             return "withdrawn"
+        if self.status == "failed":
+            return "not answered: the model call failed; send it again"
         if self.acted:
             return f"acted upon (step {self.consumed_step})"
         return f"read by the model (step {self.consumed_step})"
@@ -582,6 +584,14 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
             pending = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all()
             items += [StreamItem(f"i:{p.id}", "pending", p.text, p.sent_at, task_id, "delivered") for p in pending]
+            failed = (await conn.execute(select(s.inbox).where(
+                s.inbox.c.task_id == task_id, s.inbox.c.status == "failed").order_by(
+                s.inbox.c.sent_at.desc()).limit(20))).all()
+            reasons = {e.data.get("message_id"): e.data.get("reason", "") for e in (await conn.execute(
+                select(s.events.c.data).where(s.events.c.task_id == task_id, s.events.c.type == "message_failed")
+                .order_by(s.events.c.id.desc()).limit(200))).all() if e.data} if failed else {}
+            items += [StreamItem(f"i:{f.id}", "failed", f.text, f.sent_at, task_id, reasons.get(f.id, ""))
+                      for f in failed]
         if with_cards:
             kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
             if kind == MAIN_KIND:
@@ -595,7 +605,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     tq = tq.where(s.tasks.c.created_at < until)
                 items += [StreamItem(f"c:{t.id}", "card", t.title, t.created_at, t.id)
                           for t in (await conn.execute(tq)).all()]
-    order = {"user": 0, "pending": 1, "card": 2, "assistant": 1}
+    order = {"user": 0, "pending": 1, "failed": 1, "card": 2, "assistant": 1}
     items.sort(key=lambda i: (i.at, order.get(i.kind, 3)))
     return StreamPage(tuple(items), int(earlier), oldest)
 

@@ -104,9 +104,10 @@ async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:
 
 
 class Ledger:
-    def __init__(self, db: Database, lease_seconds: float = 30.0) -> None:
+    def __init__(self, db: Database, lease_seconds: float = 30.0, time_scale: float = 1.0) -> None:
         self.db = db
         self.lease_seconds = lease_seconds
+        self.time_scale = time_scale  # scales the stop check's back-off after a transient failure
 
     # ---- events ---------------------------------------------------------------------------
     @staticmethod
@@ -202,6 +203,14 @@ class Ledger:
     async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:
         """The task's active turn, or a new queued one."""
         return await ensure_turn(conn, task_id)
+
+    @staticmethod
+    async def backoff_turn(conn: AsyncConnection, task_id: str, until: float) -> str:
+        """A new turn for TASK_ID that waits (`wait_kind` backoff) until UNTIL, then is queued like any other."""
+        turn_id = await ensure_turn(conn, task_id)
+        await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.status == "queued").values(
+            status="waiting", wait_kind="backoff", wait_ref=f"{until:.3f}", updated_at=now()))
+        return turn_id
 
     async def withdraw(self, message_id: str, replacement: str | None = None) -> str | None:
         """Withdraw an unconsumed message (B2); with REPLACEMENT, put the new text in its place."""
@@ -419,8 +428,25 @@ class Ledger:
             await conn.execute(update(s.turns).where(s.turns.c.id == turn_id, s.turns.c.epoch == row.epoch).values(
                 status="failed", reason=reason, lease_owner=None, lease_expires=None, epoch=row.epoch + 1,
                 finished_at=now()))
-            await self.set_task_status(conn, row.task_id, "failed", reason)
+            task = await self.task_row(conn, row.task_id)
+            if task.kind != "main":
+                await self.set_task_status(conn, row.task_id, "failed", reason)
+                await self.event(conn, "turn_failed", row.task_id, turn_id, reason=reason, poison=True)
+                return
+            # the main thread never stays failed: the message it choked on (read by this turn, or else the next
+            # unread one, which is `failed`) carries the error; the messages after it go on
+            pending = await self.pending_inbox(conn, row.task_id)
+            choked = list((await conn.execute(select(s.inbox.c.id).where(
+                s.inbox.c.consumed_turn == turn_id))).scalars())
+            if not choked and pending:
+                choked, pending = [pending[0].id], pending[1:]
+                await conn.execute(update(s.inbox).where(s.inbox.c.id == choked[0]).values(status="failed"))
+            for message_id in choked:
+                await self.event(conn, "message_failed", row.task_id, turn_id, message_id=message_id, reason=reason)
+            await self.set_task_status(conn, row.task_id, "idle", reason)
             await self.event(conn, "turn_failed", row.task_id, turn_id, reason=reason, poison=True)
+            if pending:
+                await self.ensure_turn(conn, row.task_id)
 
     async def _after_turn(self, conn: AsyncConnection, claim: Claim) -> None:
         """A turn completed: the stop check settles the task (G2); leftover inbox gets a fresh turn."""
@@ -433,10 +459,12 @@ class Ledger:
             await self.ensure_turn(conn, claim.task_id)
             await self.set_task_status(conn, claim.task_id, "active")
             return
-        verdict = await stopcheck.decide(conn, task, turn)
+        verdict = await stopcheck.decide(conn, task, turn, self.time_scale)
         await self.set_task_status(conn, claim.task_id, verdict.status, verdict.reason)
         if verdict.next_turn:
             await self.ensure_turn(conn, claim.task_id)
+        elif verdict.retry_after:  # a transient failure: the next turn waits out its back-off (the watchdog wakes it)
+            await self.backoff_turn(conn, claim.task_id, now() + verdict.retry_after)
         elif verdict.status in ("done", "blocked"):
             await self.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                              reason=verdict.reason)
@@ -572,6 +600,8 @@ class Ledger:
     @staticmethod
     async def _settled(conn: AsyncConnection, turn: Any) -> bool:
         kind, ref = turn.wait_kind, turn.wait_ref or ""
+        if kind == "backoff":
+            return now() >= float(ref or 0)
         if kind == "gate":
             status = (await conn.execute(select(s.gates.c.status).where(s.gates.c.id == ref))).scalar()
             return status != "pending"

@@ -34,7 +34,7 @@ from ..router.vectors import TaskVectors
 from ..studio.service import Studio
 from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
-from .bus import Bus
+from .bus import Bus, Notice
 from .ledger import Ledger
 from .space import SpaceWatch
 from .turns import TurnRunner
@@ -48,7 +48,7 @@ class Runtime:
     def __init__(self, settings: Settings, *, model: ModelClient | None = None, watch: bool = True) -> None:
         self.settings = settings
         self.db = Database(settings.db_url, sync_window=settings.sync_window)
-        self.ledger = Ledger(self.db, settings.lease_seconds)
+        self.ledger = Ledger(self.db, settings.lease_seconds, settings.time_scale)
         self.bus = Bus()
         self.faults = Faults(settings.faults)
         self.registry: Registry = default_registry()
@@ -190,7 +190,7 @@ class Runtime:
         async with self.db.read() as conn:
             marker = (await conn.execute(select(func.max(s.events.c.id)))).scalar()
         if self._event_marker is not None and marker != self._event_marker:
-            self.bus.publish("db_changed", None, last_event=marker)
+            self.bus.publish(Notice.DB_CHANGED, None, last_event=marker)
         self._event_marker = marker
 
     async def _worker(self) -> None:
@@ -203,9 +203,9 @@ class Runtime:
                 self.space.went_on(turn_id)
             except DiskFull as exc:
                 self.space.noticed(exc, turn_id)
-            except Exception as exc:  # noqa: BLE001 — one broken turn must not kill the worker
+            except Exception:  # noqa: BLE001 — one broken turn must not kill the worker
                 log.exception("turn %s crashed the worker", turn_id)
-                self.errors.append(f"turn {turn_id}: {exc}")
+                self.errors.append(f"turn {turn_id} hit an internal error; the log file has the detail")
             finally:
                 self._active.discard(turn_id)
                 self._changed.set()
@@ -215,9 +215,9 @@ class Runtime:
         claim = await self.ledger.claim(turn_id, self.owner, dead_owner=dead)
         if claim is None:
             return
-        self.bus.publish("turn_started", claim.task_id, turn_id=turn_id, epoch=claim.epoch)
+        self.bus.publish(Notice.TURN_STARTED, claim.task_id, turn_id=turn_id, epoch=claim.epoch)
         outcome = await TurnRunner(self, claim).run()
-        self.bus.publish("turn_ended", claim.task_id, turn_id=turn_id, outcome=outcome)
+        self.bus.publish(Notice.TURN_ENDED, claim.task_id, turn_id=turn_id, outcome=outcome)
 
     async def _dead_owner(self, turn_id: str) -> str | None:
         async with self.db.read() as conn:
@@ -228,12 +228,26 @@ class Runtime:
     def tools_for(self, task: Any) -> list[Tool]:
         return self.registry.visible("main" if task.kind == "main" else task.kind)
 
-    async def context_extras(self, conn: Any, task: Any) -> tuple[list[str], dict[str, Any]]:
-        """Dynamic-tail sections and model hints beyond the brief (checklist, changes, waits)."""
+    async def readable_inbox(self, conn: Any, task: Any, turn_id: str | None = None) -> list[Any]:
+        """The unread messages TASK's next step reads. A task reads all of them (follow-ups to one piece of
+        work belong together); the main thread reads one per turn, oldest first, so each creator message is
+        routed and answered on its own — three requests are three tasks or answers, never one merged one."""
+        pending = await self.ledger.pending_inbox(conn, task.id)
+        if task.kind != "main":
+            return pending
+        if turn_id is not None and (await conn.execute(select(s.inbox.c.id).where(
+                s.inbox.c.consumed_turn == turn_id).limit(1))).first() is not None:
+            return []  # this turn already took its message; the next one gets a turn of its own
+        return pending[:1]
+
+    async def context_extras(self, conn: Any, task: Any, pending: list[Any] | None = None
+                             ) -> tuple[list[str], dict[str, Any]]:
+        """Dynamic-tail sections and model hints beyond the brief (checklist, changes, waits).
+        PENDING: the inbox messages the step reads (by default, what `readable_inbox` gives)."""
         extra: list[str] = []
         hints: dict[str, Any] = {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         if task.kind == "main":
-            pending = [m.text for m in await self.ledger.pending_inbox(conn, task.id)]
+            pending = [m.text for m in (pending if pending is not None else await self.readable_inbox(conn, task))]
             similar = await self.vectors.similar(pending, router_index.RETRIEVED)
             router_extra, router_hints = await router_hooks.main_context(conn, task, pending, similar=similar)
             extra.extend(router_extra)
@@ -266,7 +280,7 @@ class Runtime:
                 target = await router_hooks.direct_target(conn, text)
         target = target or await self.ledger.main_task_id()
         message_id, turn_id = await self.ledger.deliver(target, text)
-        self.bus.publish("message_delivered", target, message_id=message_id, text=text)
+        self.bus.publish(Notice.MESSAGE_DELIVERED, target, message_id=message_id, text=text)
         self.wake(turn_id)
         return message_id, turn_id
 
@@ -327,7 +341,14 @@ class Runtime:
         return not await self.local_waits()
 
     async def local_waits(self) -> bool:
-        """Whether any turn waits on something this process will finish by itself (embedded studio jobs)."""
+        """Whether any turn waits on something this process will finish by itself (embedded studio jobs, a
+        back-off after a transient failure)."""
+        async with self.db.read() as conn:
+            backoff = (await conn.execute(select(s.turns.c.id).join(s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
+                s.turns.c.status == "waiting", s.turns.c.wait_kind == "backoff",
+                s.tasks.c.status.notin_(("paused", "stopped"))))).first()
+        if backoff is not None:
+            return True
         return any([await service.busy() for service in self.services if hasattr(service, "busy")])
 
     async def run_until_quiescent(self, max_wait: float = 600.0) -> bool:

@@ -18,6 +18,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..store.engine import DiskFull, run
+from .bus import Notice
 
 if TYPE_CHECKING:
     from .scheduler import Runtime
@@ -60,7 +61,7 @@ class SpaceWatch:
             self.full_since, self.message, self._delay = time.time(), str(exc), FIRST_PROBE_S
             log.error("%s", self.message)  # once per episode, without a traceback: it is not a defect
             print(f"lomo: {self.message}", file=sys.stderr, flush=True)
-            self.rt.bus.publish("disk_full", None, message=self.message)
+            self.rt.bus.publish(Notice.DISK_FULL, None, message=self.message)
         if self._probe is None or self._probe.done():
             self._probe = asyncio.create_task(self._wait_for_space(), name="lomo-disk-full")
 
@@ -77,7 +78,7 @@ class SpaceWatch:
         since, message, turns = self.full_since, self.message, sorted(self._episode_turns)
         self.full_since, self.message, self._episode_turns = None, "", set()
         log.info("the disk has room again; %d turn(s) went on", len(turns))
-        self.rt.bus.publish("disk_space_back", None, turns=turns)
+        self.rt.bus.publish(Notice.DISK_SPACE_BACK, None, turns=turns)
         self._closing = asyncio.create_task(self._record(since, message, turns), name="lomo-disk-full-event")
 
     async def stop(self) -> None:

@@ -11,18 +11,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ..errors import LomoError, StaleWrite
 from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
 from ..store.engine import DiskFull, fetch
-from ..tools.registry import Suspend, ToolContext, ToolError
+from ..tasks import stopcheck
+from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
 from . import context
+from .bus import Notice
 from .ids import call_key
 from .ledger import Claim, StartedCall
 
@@ -49,6 +52,8 @@ class TurnRunner:
         self.history = context.History(claim.task_id)
         self._next_step: int | None = None  # known after the first step: no re-read of the turn per step
         self._steps = 0
+        self._reading: list[str] = []  # the inbox messages the step being decided reads
+        self._task_kind: str | None = None
 
     async def run(self) -> str:
         """Run steps until the turn completes, suspends, fails or is fenced. Returns how it ended."""
@@ -70,14 +75,15 @@ class TurnRunner:
         except DiskFull:
             raise  # not the turn's failure: the runtime parks it until the disk has room (runtime/space.py)
         except ModelError as exc:
-            await self._fail(f"model error: {exc}")
+            log.warning("turn %s: model error: %s", self.claim.turn_id, exc)
+            await self._fail(f"model error: {plain_error(str(exc), 'the model call failed', keep_detail=True)}")
             return "failed"
         except LomoError as exc:
-            await self._fail(str(exc))
+            await self._fail(plain_error(str(exc), "the turn could not go on", keep_detail=True))
             return "failed"
-        except Exception as exc:  # noqa: BLE001 — a defect fails this turn with a reason, never hangs it
+        except Exception:  # noqa: BLE001 — a defect fails this turn with a reason, never hangs it
             log.exception("turn %s failed unexpectedly", self.claim.turn_id)
-            await self._fail(f"internal error ({type(exc).__name__}: {exc}); see the log file for details")
+            await self._fail("internal error; see the log file for details")
             return "failed"
         finally:
             keeper.cancel()
@@ -85,10 +91,50 @@ class TurnRunner:
     async def _fail(self, reason: str) -> None:
         self.rt.errors.append(f"{self.claim.task_id}: {reason}")
         try:
-            await self.ledger.fail_turn(self.claim, reason)
+            if await self._is_main():
+                messages = await self._fail_main(reason)
+            else:
+                messages = []
+                await self.ledger.fail_turn(self.claim, reason)
         except StaleWrite:
             return
-        self.rt.bus.publish("turn_failed", self.claim.task_id, reason=reason)
+        self.rt.bus.publish(Notice.TURN_FAILED, self.claim.task_id, turn_id=self.claim.turn_id, reason=reason,
+                            message_ids=messages)
+        for message_id in messages:
+            self.rt.bus.publish(Notice.MESSAGE_FAILED, self.claim.task_id, message_id=message_id, reason=reason)
+        if await self._is_main():  # a message that arrived meanwhile gets its own turn now
+            self.rt.after_commit_wake(self.claim.task_id)
+
+    async def _is_main(self) -> bool:
+        if self._task_kind is None:
+            async with self.rt.db.read() as conn:
+                self._task_kind = (await conn.execute(select(s.tasks.c.kind).where(
+                    s.tasks.c.id == self.claim.task_id))).scalar()
+        return self._task_kind == "main"
+
+    async def _fail_main(self, reason: str) -> list[str]:
+        """The main thread never stays failed (its failure would hold every later message): the turn
+        fails, the error is put on the message(s) it concerns — unread ones become `failed`, with a
+        `message_failed` event — and the thread goes back to idle, so the next message tries again."""
+        t = time.time()
+        async with self.ledger.fenced(self.claim) as conn:
+            await conn.execute(update(s.turns).where(s.turns.c.id == self.claim.turn_id).values(
+                status="failed", reason=reason, lease_owner=None, lease_expires=None, finished_at=t))
+            if self._reading:
+                await conn.execute(update(s.inbox).where(s.inbox.c.id.in_(self._reading),
+                                                         s.inbox.c.status == "pending").values(status="failed"))
+            concerned = list((await conn.execute(select(s.inbox.c.id).where(
+                (s.inbox.c.id.in_(self._reading)) | (s.inbox.c.consumed_turn == self.claim.turn_id)).order_by(
+                s.inbox.c.sent_at))).scalars())
+            for message_id in concerned:
+                await self.ledger.event(conn, "message_failed", self.claim.task_id, self.claim.turn_id,
+                                        message_id=message_id, reason=reason)
+            await self.ledger.set_task_status(conn, self.claim.task_id, "idle", reason)
+            await self.ledger.event(conn, "turn_failed", self.claim.task_id, self.claim.turn_id, reason=reason,
+                                    message_ids=concerned)
+            if await self.ledger.pending_inbox(conn, self.claim.task_id):
+                await self.ledger.ensure_turn(conn, self.claim.task_id)  # later messages go on
+        return concerned
 
     async def _keep_lease(self) -> None:
         period = max(self.ledger.lease_seconds / 3, 0.05)
@@ -136,7 +182,7 @@ class TurnRunner:
             self._steps += 1
             self.rt.faults.hit("after_decision_commit")
             if finished:
-                self.rt.bus.publish("turn_completed", task.id, turn_id=self.claim.turn_id,
+                self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id,
                                     reply=decision.get("content"))
                 self.rt.after_commit_wake(task.id)
                 return "completed"
@@ -149,13 +195,14 @@ class TurnRunner:
 
     async def _decide(self, step: int) -> tuple[dict[str, Any], bool, Any, frozenset[int]] | None:
         request, consumed, task = await self._request()
-        self.rt.bus.publish("thinking", task.id, turn_id=self.claim.turn_id, step=step)
+        self._reading = consumed
+        self.rt.bus.publish(Notice.THINKING, task.id, turn_id=self.claim.turn_id, step=step)
 
         async def on_token(text: str) -> None:
-            self.rt.bus.publish("token", task.id, turn_id=self.claim.turn_id, text=text)
+            self.rt.bus.publish(Notice.TOKEN, task.id, turn_id=self.claim.turn_id, text=text)
 
         reply: ModelReply = await self.rt.model.complete(request, on_token=on_token)
-        decision = reply.to_decision()
+        decision = checked_decision(reply.to_decision())
         finish = not reply.tool_calls
         usage = reply.usage
         record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
@@ -166,7 +213,13 @@ class TurnRunner:
                                                started=started)
         if not ok:
             return None
-        self.rt.bus.publish("step_committed", task.id, turn_id=self.claim.turn_id, step=step,
+        if consumed and task.kind != "main":  # the creator's new message answers the task's failure card
+            async with self.rt.db.read() as conn:
+                open_card = await stopcheck.open_failure_card(conn, task.id)
+            if open_card:
+                async with self.rt.db.write() as conn:
+                    await stopcheck.close_failure_cards(conn, task.id)
+        self.rt.bus.publish(Notice.STEP_COMMITTED, task.id, turn_id=self.claim.turn_id, step=step,
                             content=decision.get("content"), tool_calls=decision.get("tool_calls"))
         return decision, finish, task, frozenset(c.seq for c in started)
 
@@ -188,8 +241,8 @@ class TurnRunner:
         async with self.rt.db.read() as conn:
             [task] = await fetch(conn, TASK, {"task_id": self.claim.task_id})
             history = await self.history.refresh(conn)
-            pending = await self.ledger.pending_inbox(conn, task.id)
-            extra, hints = await self.rt.context_extras(conn, task)
+            pending = await self.rt.readable_inbox(conn, task, self.claim.turn_id)
+            extra, hints = await self.rt.context_extras(conn, task, pending)
             # a task's planner gets the workspace paths of files the new messages name ("把海报_1.png" is
             # posters/海报_1.png); the main thread's router resolves names itself (router.hooks)
             resolved = {} if task.kind == "main" else await resolve_files(conn, " ".join(m.text for m in pending))
@@ -212,6 +265,7 @@ class TurnRunner:
         last = len(planned) - 1
         visible = self._visible(task)  # a tool a task cannot see never runs
         finished_last = False
+        failed = False
         deferred: list[Suspend] = []
         for seq, call in enumerate(planned):
             row = calls.get(seq)
@@ -222,9 +276,17 @@ class TurnRunner:
             is_last = seq == last
             if tool is None or name not in visible:
                 error = f"unknown tool {name!r}" if tool is None else f"{name} is not available to this task"
-                await self._finish(step, seq, name, "failed", {"error": error}, ran=False,
+                await self._finish(step, seq, name, "failed", {"error": error, "error_kind": "unknown_tool"}, ran=False,
                                    last=is_last and not deferred)
                 finished_last = is_last
+                continue
+            problem = call.get("invalid") or tool.check(args)
+            if problem:  # checked against the tool's JSON Schema before its body runs or anything is ordered
+                if seq not in prestarted and row is None:
+                    await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
+                await self._finish(step, seq, name, "failed", {"error": problem, "error_kind": "invalid_arguments"},
+                                   ran=False, last=is_last and not deferred)
+                finished_last, failed = is_last, True
                 continue
             if row is not None and row.status == "started" and not tool.idempotent:
                 await self._finish(step, seq, name, "outcome_unknown", {"outcome_unknown": True,
@@ -242,26 +304,27 @@ class TurnRunner:
                     deferred.append(result)
                     continue
                 await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status)
-                self.rt.bus.publish("turn_suspended", task.id, wait_kind=result.kind, wait_ref=result.ref)
+                self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind=result.kind, wait_ref=result.ref)
                 await self.rt.poke(self.claim.turn_id)  # it may have resolved while we parked
                 return "suspended"
             self.rt.faults.hit("after_tool_effect")
             await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred,
                                durable=tool.side_effect != "read")
             self.rt.faults.hit("after_tool_done")
-            finished_last = is_last
+            finished_last, failed = is_last, failed or status == "failed"
         if deferred:
             waiting_gate = any(d.kind == "gate" for d in deferred)
             refs = [{"kind": d.kind, "ref": d.ref} for d in deferred]
             await self.ledger.suspend(self.claim, "step", f"{self.claim.turn_id}/{step}",
                                       "waiting_gate" if waiting_gate else "waiting_job", refs)
-            self.rt.bus.publish("turn_suspended", task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
+            self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
             await self.rt.poke(self.claim.turn_id)
             return "suspended"
         tools = [self.rt.registry.get(c["name"]) for c in planned]
-        if planned and await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned)):
+        if planned and (await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned))
+                        or failed and await self._failing_again(task)):
             await self.ledger.complete_turn(self.claim, step)
-            self.rt.bus.publish("turn_completed", task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
+            self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
             self.rt.after_commit_wake(task.id)
             return "completed"
         if not finished_last:
@@ -269,26 +332,32 @@ class TurnRunner:
                 await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
         return "continue"
 
+    async def _failing_again(self, task: Any) -> bool:
+        """Whether this step's failure repeats an earlier one (or is transient): then the turn ends here and
+        the stop check decides — stop with a card, or back off — instead of the model ordering it again."""
+        if task.kind == "main":
+            return False
+        async with self.rt.db.read() as conn:
+            return await stopcheck.repeated_failure(conn, task) is not None
+
     async def _invoke(self, tool: Any, ctx: ToolContext, args: dict[str, Any]) -> tuple[str, Any]:
-        missing = [p for p in tool.parameters.get("required", []) if p not in args]
-        if missing:
-            return "failed", {"error": f"{tool.name} needs {', '.join(missing)}"}
-        unknown = [p for p in args if p not in tool.parameters.get("properties", {})]
-        if unknown:
-            return "failed", {"error": f"{tool.name} does not take {', '.join(unknown)}"}
+        """Run the tool body. A failure is a result the model can act on — `error` (plain words, never
+        exception text; the log keeps that) and `error_kind` (what the stop check compares)."""
         try:
             result = await tool.fn(ctx, **args)
         except StaleWrite:
             raise
         except ToolError as exc:
-            return "failed", {"error": str(exc)}
+            return "failed", {"error": str(exc), "error_kind": exc.kind}
         except DiskFull:
             raise  # the step is rolled back and redone when the disk has room
         except (LomoError, WorkspaceError) as exc:
-            return "failed", {"error": str(exc)}
-        except Exception as exc:  # noqa: BLE001 — a broken tool must not sink the turn
+            return "failed", {"error": plain_error(str(exc), f"{tool.name} was refused", keep_detail=True),
+                              "error_kind": "refused"}
+        except Exception:  # noqa: BLE001 — a broken tool must not sink the turn
             log.exception("tool %s failed", tool.name)
-            return "failed", {"error": f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"}
+            return "failed", {"error": f"{tool.name} failed unexpectedly; the log file has the detail",
+                              "error_kind": "internal"}
         return "done", result
 
     async def _finish(self, step: int, seq: int, name: str, status: str, result: Any, *, ran: bool,
@@ -296,5 +365,22 @@ class TurnRunner:
         message = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
         await self.ledger.finish_call(self.claim, step, seq, status, result, ran=ran, last_in_step=last, name=name,
                                       tool_message=message, durable=durable)
-        self.rt.bus.publish("tool_finished", self.claim.task_id, turn_id=self.claim.turn_id, step=step, seq=seq,
+        self.rt.bus.publish(Notice.TOOL_FINISHED, self.claim.task_id, turn_id=self.claim.turn_id, step=step, seq=seq,
                             name=name, status=status)
+
+
+def checked_decision(decision: dict[str, Any]) -> dict[str, Any]:
+    """A model's decision made storable: lone surrogates (which no database or provider accepts) are
+    replaced; a call whose arguments held one is marked `invalid` with a reason the model hears back,
+    instead of the whole turn failing on the write."""
+    content, _ = scrub_surrogates(decision.get("content"))
+    calls = []
+    for call in decision.get("tool_calls") or []:
+        name, _ = scrub_surrogates(call.get("name"))
+        args, where = scrub_surrogates(call.get("arguments") or {})
+        checked = dict(call, name=name, arguments=args)
+        if where is not None:
+            checked["invalid"] = (f"{name}: {where} holds a character that is not valid Unicode (a lone "
+                                  "surrogate); send that text again without it")
+        calls.append(checked)
+    return dict(decision, content=content, tool_calls=calls)

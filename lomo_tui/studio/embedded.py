@@ -154,7 +154,8 @@ class EmbeddedStudio:
             raise
         except Exception as exc:  # noqa: BLE001 — a failed render is the job's failure, reported as such
             log.exception("studio job %s failed", job.id)
-            await self._emit(job, "failed", job.progress, f"{type(exc).__name__}: {exc}")
+            # the creator reads the job's error: a plain sentence; the log above keeps the exception
+            await self._emit(job, "failed", job.progress, f"the embedded studio could not render this {job.kind}")
 
     @staticmethod
     def _render(kind: str, params: dict[str, Any], seed: int) -> tuple[bytes, str]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
 
+from ..runtime.bus import Notice
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..tasks import checklist
@@ -153,7 +154,7 @@ class Studio:
                 await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.provider_job_id.is_(None))
                                    .values(provider_job_id=provider_job_id))
         if moved.rowcount:
-            self.rt.bus.publish("job_progress", job.task_id, job_id=job_id, status="queued", progress=0.0)
+            self.rt.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job_id, status="queued", progress=0.0)
         else:
             await self.settle_cancelled()
         return await self.job(job_id)
@@ -208,7 +209,7 @@ class Studio:
                 if not moved.rowcount:
                     return
         if event.status in ("queued", "running"):
-            self.rt.bus.publish("job_progress", job.task_id, job_id=job.id, status=event.status,
+            self.rt.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job.id, status=event.status,
                                 progress=event.progress)
             return
         if job.status == "cancelled":
@@ -272,7 +273,7 @@ class Studio:
                 self._discard(job.provider_job_id)
             return
         self._discard(job.provider_job_id)
-        self.rt.bus.publish("job_done", job.task_id, job_id=job.id, path=rel)
+        self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
         await self.rt.poke(job.turn_id)
 
     def _late(self, job: Any) -> bool:
@@ -305,7 +306,7 @@ class Studio:
             await self.rt.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
                                        refunded=refund)
         self._discard(job.provider_job_id)
-        self.rt.bus.publish("job_done", job.task_id, job_id=job_id, status=status, error=error)
+        self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job_id, status=status, error=error)
         await self.rt.poke(job.turn_id)
         return True
 
@@ -336,7 +337,7 @@ class Studio:
             if moved.rowcount and state == "cancelled":
                 self._discard(job.provider_job_id)
             if moved.rowcount:
-                self.rt.bus.publish("job_done", job.task_id, job_id=job.id, status="cancelled")
+                self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, status="cancelled")
 
     async def _keep_aside(self, job: Any, seq: int) -> None:
         """A cancelled job's late result: stored under .lomo/late/, never attached, never progress."""

@@ -1,23 +1,37 @@
 """The stop check after every turn (G2), owned by the runtime — the model ending its reply is not the
 task ending. Meaningful progress (G3) is a new artifact, a completed step with evidence, or a newly
-submitted job; rewording the plan or flipping step states is not.
+submitted job that has not failed; rewording the plan, flipping step states or a failed order is not.
+
+Nothing spins: the same failure twice in a task (same tool, same kind of error) since the creator last
+spoke stops it with a plain reason and a card (try again / change the request / stop); a transient
+failure (a job that expired) backs off and is tried again, a few times at most. A one-shot whose
+generation failed is `failed`, never `done`.
 """
 from __future__ import annotations
 
+import json
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 
 from ..governance.gates import open_gate
 from ..store import schema as s
+from ..tools.registry import TRANSIENT
 from . import checklist
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 NO_PROGRESS_LIMIT = 3
+SAME_FAILURE_LIMIT = 2  # the same failure this often stops the task
+TRANSIENT_LIMIT = 4  # transient failures of one kind are retried (with back-off) until this many
+BACKOFF_SECONDS = 5.0  # first retry after a transient failure; doubles each time (× LOMO_TIME_SCALE)
+BACKOFF_MAX = 300.0
+FAILED_JOBS = ("failed", "expired", "unknown", "cancelled")
+NOT_FAILURES = frozenset({"declined"})  # the creator said no: an answer, not a failure to repeat
 # The checkpoint card in the task's language (A10): question, approve, its consequence, changes, its consequence.
 CHECKPOINT_WORDS = {
     "en": ("“{title}”: {step} — ready to continue?", "Looks good — continue",
@@ -30,11 +44,54 @@ CHECKPOINT_WORDS = {
 }
 
 
+# The failure card in the task's language: question, the three options and their consequences.
+FAILURE_WORDS = {
+    "en": ("“{title}” stopped: {what} failed {times} the same way — {error}", "Try again",
+           "the task runs this step once more", "Change the request", "the task waits for your message",
+           "Stop the task", "nothing more is ordered"),
+    "zh": ("“{title}”已暂停：{what}{times}以同样的方式失败——{error}", "再试一次", "任务再运行这一步一次", "修改要求",
+           "任务等待你的消息", "停止任务", "不再下单"),
+    "ja": ("「{title}」を止めました：{what}が同じ理由で{times}失敗しました — {error}", "もう一度試す",
+           "このステップをもう一度実行します", "依頼を変える", "タスクはあなたのメッセージを待ちます",
+           "タスクを止める", "これ以上の注文はしません"),
+    "ru": ("«{title}» остановлена: {what} {times} не удалось по одной причине — {error}", "Попробовать ещё раз",
+           "задача повторит этот шаг", "Изменить запрос", "задача ждёт вашего сообщения", "Остановить задачу",
+           "больше ничего не заказывается"),
+}
+TIMES_WORDS = {"en": ("twice", "{n} times"), "zh": ("两次", "{n}次"), "ja": ("2回", "{n}回"),
+               "ru": ("дважды", "{n} раза")}
+TOOL_WORDS = {  # what a tool does, for the failure card and reason
+    "en": {"generate_image": "making an image", "generate_video": "making a clip", "generate_3d": "making a 3D model",
+           "generate_audio": "making a sound"},
+    "zh": {"generate_image": "生成图片", "generate_video": "生成视频", "generate_3d": "生成 3D 模型",
+           "generate_audio": "生成音频"},
+    "ja": {"generate_image": "画像の生成", "generate_video": "動画の生成", "generate_3d": "3D モデルの生成",
+           "generate_audio": "音声の生成"},
+    "ru": {"generate_image": "создать изображение", "generate_video": "создать ролик",
+           "generate_3d": "создать 3D-модель", "generate_audio": "создать звук"},
+}
+
+
 @dataclass(frozen=True)
 class Verdict:
     status: str  # the task's status after this turn
     reason: str = ""
     next_turn: bool = False  # schedule another turn now (no "continue" needed)
+    retry_after: float = 0.0  # schedule another turn after this many seconds (a transient failure's back-off)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed tool call as the stop check compares them."""
+
+    tool: str
+    kind: str
+    error: str
+    attempt: str = ""  # turn/step: parallel calls of one step that fail alike are one attempt
+
+    @property
+    def signature(self) -> tuple[str, str]:
+        return self.tool, self.kind
 
 
 async def made_progress(conn: AsyncConnection, task_id: str, since: float) -> bool:
@@ -45,21 +102,146 @@ async def made_progress(conn: AsyncConnection, task_id: str, since: float) -> bo
         s.checklist.c.task_id == task_id, s.checklist.c.state == "done", s.checklist.c.done_at >= since,
         s.checklist.c.evidence != ""))).scalar()
     jobs = (await conn.execute(select(func.count()).select_from(s.jobs).where(
-        s.jobs.c.task_id == task_id, s.jobs.c.created_at >= since))).scalar()
+        s.jobs.c.task_id == task_id, s.jobs.c.created_at >= since, s.jobs.c.status.notin_(FAILED_JOBS)))).scalar()
     return bool(versions or steps or jobs)
 
 
-async def decide(conn: AsyncConnection, task: Any, turn: Any) -> Verdict:
+async def failures_since(conn: AsyncConnection, task_id: str, since: float) -> list[Failure]:
+    """The task's failed tool calls since SINCE, oldest first."""
+    rows = (await conn.execute(select(s.tool_calls.c.name, s.tool_calls.c.result, s.tool_calls.c.turn_id,
+                                      s.tool_calls.c.step).join(
+        s.turns, s.turns.c.id == s.tool_calls.c.turn_id).where(
+        s.turns.c.task_id == task_id, s.tool_calls.c.status == "failed",
+        s.tool_calls.c.finished_at >= since).order_by(s.tool_calls.c.finished_at))).all()
+    out = []
+    for row in rows:
+        result = row.result
+        if isinstance(result, str):
+            try:
+                result = json.loads(result)
+            except ValueError:
+                result = {"error": result}
+        result = result if isinstance(result, dict) else {}
+        out.append(Failure(row.name, str(result.get("error_kind") or "refused"), str(result.get("error") or ""),
+                           f"{row.turn_id}/{row.step}"))
+    return out
+
+
+async def last_word(conn: AsyncConnection, task_id: str) -> float:
+    """When the creator last spoke to the task: a message read, a failure card answered, a resume."""
+    read = (await conn.execute(select(func.max(s.inbox.c.consumed_at)).where(
+        s.inbox.c.task_id == task_id, s.inbox.c.source == "creator"))).scalar()
+    answered = (await conn.execute(select(func.max(s.gates.c.resolved_at)).where(
+        s.gates.c.task_id == task_id, s.gates.c.dedupe_key.like("failure:%")))).scalar()
+    resumed = (await conn.execute(select(func.max(s.events.c.at)).where(
+        s.events.c.task_id == task_id, s.events.c.type == "task_resume"))).scalar()
+    return max(read or 0.0, answered or 0.0, resumed or 0.0)
+
+
+async def repeated_failure(conn: AsyncConnection, task: Any) -> tuple[Failure, bool, int] | None:
+    """The failure that should end the turn — (it, whether it stops the task, attempts so far) — or None.
+    It stops the task when the same failure (tool and kind) failed a second attempt since the creator last
+    spoke (a transient kind: the TRANSIENT_LIMIT-th); the latest failure, if transient, backs off instead."""
+    failures = [f for f in await failures_since(conn, task.id, await last_word(conn, task.id))
+                if f.kind not in NOT_FAILURES]
+    if not failures:
+        return None
+    counts = attempts(failures)
+    for failure in reversed(failures):
+        if counts[failure.signature] >= (TRANSIENT_LIMIT if failure.kind in TRANSIENT else SAME_FAILURE_LIMIT):
+            return failure, True, counts[failure.signature]
+    latest = failures[-1]
+    return (latest, False, counts[latest.signature]) if latest.kind in TRANSIENT else None
+
+
+async def failure_verdict(conn: AsyncConnection, task: Any, time_scale: float = 1.0) -> Verdict | None:
+    """Stop (with a card) on the same failure twice; back off after a transient one; None when neither."""
+    found = await repeated_failure(conn, task)
+    if found is None:
+        return None
+    failure, stops, tries = found
+    if stops:
+        return await stop_on_failure(conn, task, failure, tries)
+    delay = min(BACKOFF_SECONDS * 2 ** (tries - 1), BACKOFF_MAX) * time_scale
+    return Verdict("active", f"{tool_words(task, failure.tool)} failed ({failure.error}); trying again shortly",
+                   retry_after=delay)
+
+
+def attempts(failures: list[Failure]) -> Counter[tuple[str, str]]:
+    """How many attempts (distinct steps) failed with each signature."""
+    return Counter(signature for signature, _ in {(f.signature, f.attempt) for f in failures})
+
+
+def tool_words(task: Any, tool: str) -> str:
+    return TOOL_WORDS.get(task.language, TOOL_WORDS["en"]).get(tool, tool)
+
+
+async def stop_on_failure(conn: AsyncConnection, task: Any, failure: Failure, tries: int) -> Verdict:
+    """The task stops repeating itself: failed, with a plain reason, and a card asking how to go on."""
+    words = FAILURE_WORDS.get(task.language, FAILURE_WORDS["en"])
+    what = tool_words(task, failure.tool)
+    error = failure.error if len(failure.error) <= 240 else failure.error[:239] + "…"
+    twice, many = TIMES_WORDS.get(task.language, TIMES_WORDS["en"])
+    times = twice if tries == 2 else many.format(n=tries)
+    reason = words[0].format(title=task.title, what=what, times=times, error=error)
+    at = time.time()
+    await open_gate(conn, task_id=task.id, kind="question", dedupe_key=f"failure:{task.id}:{at:.6f}",
+                    question=reason,
+                    options=[{"label": words[1], "consequence": words[2]}, {"label": words[3], "consequence": words[4]},
+                             {"label": words[5], "consequence": words[6]}],
+                    scope={"failure": {"tool": failure.tool, "kind": failure.kind}, "task": task.id,
+                           "description": "this task"},
+                    continues="other tasks")
+    await conn.execute(insert(s.events).values(type="task_failed", at=at, task_id=task.id,
+                                               data={"reason": reason, "tool": failure.tool, "kind": failure.kind}))
+    return Verdict("failed", reason)
+
+
+async def open_failure_card(conn: AsyncConnection, task_id: str) -> bool:
+    return (await conn.execute(select(s.gates.c.id).where(
+        s.gates.c.task_id == task_id, s.gates.c.status == "pending",
+        s.gates.c.dedupe_key.like("failure:%")).limit(1))).first() is not None
+
+
+async def close_failure_cards(conn: AsyncConnection, task_id: str) -> int:
+    """The creator spoke to the task (a new message): its open failure cards are answered by that and close
+    as `expired`. Returns how many closed."""
+    result = await conn.execute(update(s.gates).where(
+        s.gates.c.task_id == task_id, s.gates.c.status == "pending", s.gates.c.dedupe_key.like("failure:%")).values(
+        status="expired", resolved_at=time.time(), resolved_by="superseded by the creator's message"))
+    return result.rowcount or 0
+
+
+async def one_shot_verdict(conn: AsyncConnection, task: Any, turn: Any) -> Verdict:
+    """A lightweight task is done when its turn made something; failed (with the reason) when what it
+    ordered failed and nothing came of it."""
+    rows = (await conn.execute(select(s.tool_calls.c.status, s.tool_calls.c.result).where(
+        s.tool_calls.c.turn_id == turn.id, s.tool_calls.c.side_effect == "paid"))).all()
+    if not rows or any(r.status == "done" for r in rows):
+        return Verdict("done")
+    failures = await failures_since(conn, task.id, turn.created_at)
+    if failures and all(f.kind == "declined" for f in failures):
+        return Verdict("idle", "the spend was declined; nothing was made")
+    error = next((f.error for f in reversed(failures) if f.error), "the generation failed")
+    await conn.execute(insert(s.events).values(type="task_failed", at=time.time(), task_id=task.id,
+                                               data={"reason": error}))
+    return Verdict("failed", error)
+
+
+async def decide(conn: AsyncConnection, task: Any, turn: Any, time_scale: float = 1.0) -> Verdict:
     if task.kind == "main":
         return Verdict("idle")
     if task.kind == "lightweight":
-        return Verdict("done")
+        return await one_shot_verdict(conn, task, turn)
     steps = await checklist.items(conn, task.id)
     if not steps:
         return Verdict("idle", "waiting for the creator")
     remaining = [i for i in steps if i.state in checklist.OPEN]
     if not remaining:
         return Verdict("done", "checklist complete")
+    failed = await failure_verdict(conn, task, time_scale)
+    if failed is not None:
+        return failed
     progressed = await made_progress(conn, task.id, turn.created_at)
     idle_turns = 0 if progressed else task.idle_turns + 1
     await conn.execute(update(s.tasks).where(s.tasks.c.id == task.id).values(idle_turns=idle_turns))
@@ -83,9 +265,33 @@ async def checkpoint_gate(conn: AsyncConnection, task: Any, item: checklist.Item
         continues="other tasks")
 
 
+async def on_failure_resolved(conn: AsyncConnection, gate: Any, approved: bool) -> str | None:
+    """After a failure card: 1 tries again (returns the task id to continue), 2 waits for the creator's
+    change, 3 (or a rejection) stops the task."""
+    option = (gate.resolution or {}).get("option") if approved else 3
+    t = time.time()
+    task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == gate.task_id))).first()
+    if task is None or task.status == "stopped":
+        return None
+    if option == 1:
+        return gate.task_id
+    if option == 2:
+        await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
+            status="idle", status_reason="waiting for your change", idle_turns=0, updated_at=t))
+        return None
+    await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
+        status="stopped", status_reason="stopped after a repeated failure", epoch=task.epoch + 1, updated_at=t))
+    await conn.execute(insert(s.events).values(type="task_stop", at=t, task_id=gate.task_id,
+                                               data={"reason": "stopped after a repeated failure"}))
+    return None
+
+
 async def on_checkpoint_resolved(conn: AsyncConnection, gate: Any, approved: bool) -> str | None:
-    """After a checkpoint gate: approval completes the step and returns the task id to continue."""
+    """After a checkpoint gate: approval completes the step and returns the task id to continue.
+    (A failure card is answered by `on_failure_resolved`.)"""
     scope = gate.scope or {}
+    if scope.get("failure"):
+        return await on_failure_resolved(conn, gate, approved)
     item_id = scope.get("checklist_item")
     if not item_id:
         return None

@@ -15,7 +15,9 @@ from ..governance.gates import open_gate
 from ..store import schema as s
 from ..tasks import checklist
 from ..studio.prices import quote, simulated_latency
-from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
+from ..workspace.errors import WorkspaceError
+from ..workspace.files import kind_for
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, tool
 
 STR = {"type": "string"}
 INPUTS = {"type": "array", "items": STR, "description": "workspace paths of input images"}
@@ -36,12 +38,37 @@ def _size(size: Any) -> tuple[int, int]:
     raise ToolError(f"size {size!r} is not one of {', '.join(SIZES)} or WxH between 64 and 2048")
 
 
+# The first bytes of the raster formats the studio reads (an image input must be one of them).
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
+def _is_raster_image(path: Any) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    return head.startswith(IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+
+
 async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
+    """The absolute paths of INPUTS, each checked before anything is ordered: inside the workspace, an
+    existing file, and an image the studio can read (a storyboard or a sound is not a source image)."""
     files = []
     for rel in inputs or []:
-        path, _ = ctx.runtime.workspace.resolve(rel)
+        try:
+            path, rel = ctx.runtime.workspace.resolve(rel)
+        except (WorkspaceError, ValueError, OSError) as exc:
+            raise ToolError(f"input {rel!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
+                            kind="bad_input") from None
         if not path.is_file():
-            raise ToolError(f"input {rel} does not exist in the workspace")
+            raise ToolError(f"input {rel} does not exist in the workspace", kind="bad_input")
+        if not _is_raster_image(path):
+            kind = kind_for(path)
+            what = {"document": "a text document", "audio": "a sound", "video": "a video", "3d": "a 3D model",
+                    "flow": "a flow", "image": "an image format the studio cannot read"}.get(kind, "not an image")
+            raise ToolError(f"input {rel} is {what}, not an image; pass images only (png, jpeg, gif, webp) "
+                            "or leave inputs out", kind="bad_input")
         files.append(str(path))
     return files
 
@@ -94,7 +121,7 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
     if gate.status == "pending":
         return Suspend("gate", gate.id, "waiting_gate", defer=True)
     raise ToolError(f"the creator declined spending {amount:.2f} {rt.budget.currency} on this {kind}; "
-                    "do not order it again unless they ask")
+                    "do not order it again unless they ask", kind="declined")
 
 
 async def changed_since_decided(conn: Any, ctx: ToolContext) -> list[str]:
@@ -148,9 +175,13 @@ def outcome(job: Any) -> Any:
     if job.status in ("queued", "running", "submitting"):
         return Suspend("job", job.id, "waiting_job", defer=True)
     if job.status == "unknown":
-        raise ToolError(f"job {job.id}: {job.error}. It was not resubmitted; check with the creator before "
-                        "ordering again.")
-    raise ToolError(f"job {job.id} {job.status}: {job.error or 'no result'} (any charge was refunded)")
+        reason = plain_error(job.error, "its outcome is unknown")
+        raise ToolError(f"job {job.id}: {reason}. It was not resubmitted; check with the creator before "
+                        "ordering again.", kind="job_unknown")
+    reason = plain_error(job.error, f"the studio could not make this {job.kind}", keep_detail=True)
+    refund = "" if "refund" in reason else "; any charge was refunded"
+    raise ToolError(f"the {job.kind} was not made (job {job.id} {job.status}): {reason}{refund}",
+                    kind=f"job_{job.status}")
 
 
 def register(reg: Registry) -> None:

@@ -10,6 +10,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..runtime.bus import Notice
+
 if TYPE_CHECKING:
     from .app import LomoApp
 
@@ -17,11 +19,12 @@ log = logging.getLogger("lomo.tui.live")
 
 COALESCE_S = 0.05
 PROGRESS_S = 0.25  # job progress can tick many times a second; cards need not
-PROGRESS_TYPES = ("job_progress",)
-STREAM_TYPES = ("token", "thinking")
-END_LIVE = ("step_committed", "turn_completed", "turn_ended", "turn_failed", "turn_suspended")
+PROGRESS_TYPES = (Notice.JOB_PROGRESS,)
+STREAM_TYPES = (Notice.TOKEN, Notice.THINKING)
+END_LIVE = (Notice.STEP_COMMITTED, Notice.TURN_COMPLETED, Notice.TURN_ENDED, Notice.TURN_FAILED,
+            Notice.TURN_SUSPENDED)
 # Notices after which a task (and its card) should be looked at again, and ones that may change files.
-FILE_TYPES = ("object_changed", "tool_finished", "job_finished", "job_completed", "artifact_created")
+FILE_TYPES = (Notice.OBJECT_CHANGED, Notice.TOOL_FINISHED, Notice.JOB_DONE)
 
 
 class Live:
@@ -55,7 +58,7 @@ class Live:
             handler = getattr(screen, "on_live_end", None)
             if handler is not None:
                 await handler(notice)
-        if notice.type in ("turn_failed",):
+        if notice.type == Notice.TURN_FAILED:
             title = await self.app.task_title(notice.task_id)
             reason = notice.data.get("reason", "")
             self.app.notify(f"{title}: {reason}\nOpen the task to see what happened; resume it with p.",

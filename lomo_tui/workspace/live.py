@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from ..runtime.bus import Notice
 from ..store import schema as s
 from .watcher import FileStamp, WorkspaceWatcher
 
@@ -101,5 +102,5 @@ class LiveWorkspace:
             log.exception("could not record %s", rel)
             return
         version = seen.version if seen else None
-        self.rt.bus.publish("object_changed", None, path=rel, change=change, version=version,
+        self.rt.bus.publish(Notice.OBJECT_CHANGED, None, path=rel, change=change, version=version,
                             new_version=bool(seen and seen.new), old_path=old_rel)

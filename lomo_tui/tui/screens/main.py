@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ... import views
+from ...runtime.bus import Notice
 from .. import keys
 from ..widgets.card import TaskCard
 from ..widgets.composer import Composer
@@ -110,13 +111,13 @@ class MainScreen(Screen):
     async def on_live_token(self, notice: Any) -> None:
         if notice.task_id == self.app.session.main_id:
             stream = self.query_one(StreamView)
-            if notice.type == "token":
+            if notice.type == Notice.TOKEN:
                 await stream.live_token(notice.data.get("text", ""))
             else:
                 await stream.live_thinking()
 
     async def on_live_end(self, notice: Any) -> None:
-        if notice.task_id == self.app.session.main_id and notice.type != "step_committed":
+        if notice.task_id == self.app.session.main_id and notice.type != Notice.STEP_COMMITTED:
             await self.query_one(StreamView).end_live()
 
     # ---- creator input ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Markdown, Static
 
 from ... import views
+from ...runtime.bus import Notice
 from ...errors import LomoError
 from .. import keys
 from ..fmt import STATE_ICON, STATE_STYLE, bar
@@ -125,13 +126,13 @@ class TaskScreen(Screen):
         streams = self.query("#task-stream")
         if notice.task_id == self.task_id and streams:
             stream = streams.first(StreamView)
-            if notice.type == "token":
+            if notice.type == Notice.TOKEN:
                 await stream.live_token(notice.data.get("text", ""))
             else:
                 await stream.live_thinking()
 
     async def on_live_end(self, notice: Any) -> None:
-        if notice.task_id == self.task_id and notice.type != "step_committed":
+        if notice.task_id == self.task_id and notice.type != Notice.STEP_COMMITTED:
             for stream in self.query("#task-stream").results(StreamView):
                 await stream.end_live()
 

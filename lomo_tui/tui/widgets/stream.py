@@ -41,6 +41,9 @@ class MessageRow(Static):
     def content_for(item: StreamItem) -> Content:
         if item.kind == "pending":
             return Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=item.text)
+        if item.kind == "failed":
+            return Content.from_markup("$text [i $error](not answered: $reason)[/]", text=item.text,
+                                       reason=item.status or "the model call failed")
         return message_content(item.text)
 
 
