@@ -128,6 +128,10 @@ class Runtime:
         self._pending.add(turn_id)
         self._queue.put_nowait(turn_id)
 
+    def changed(self) -> None:
+        """Something a waiter (run-once) may care about moved on."""
+        self._changed.set()
+
     def owner_alive(self, owner: str) -> bool:
         """Whether a lease owner on this host still runs (another host: assume alive until expiry)."""
         host, _, rest = owner.partition(":")

@@ -261,6 +261,7 @@ class Studio:
                         await checklist.complete(conn, step, evidence=f"made {rel}",
                                                  objects=[(seen.object_id, seen.version)])
                     await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id, path=rel)
+                    requeued = await self._requeue(conn, job.turn_id)
         except BaseException:
             if written:  # the transition did not commit: nothing of it stays in the workspace
                 path.unlink(missing_ok=True)
@@ -274,7 +275,17 @@ class Studio:
             return
         self._discard(job.provider_job_id)
         self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
-        await self.rt.poke(job.turn_id)
+        self._woken(job.turn_id, requeued)
+
+    async def _requeue(self, conn: Any, turn_id: str | None) -> bool:
+        """Queue the job's turn in the transaction that settles the job, so no observer (run-once's quiescence
+        check) ever sees the job settled while its turn still waits."""
+        return turn_id is not None and await self.rt.ledger.requeue_if_settled(conn, turn_id)
+
+    def _woken(self, turn_id: str | None, requeued: bool) -> None:
+        if requeued and turn_id is not None:
+            self.rt.wake(turn_id)
+            self.rt.changed()
 
     def _late(self, job: Any) -> bool:
         """A cancelled job whose provider could not cancel it: a result that still comes is kept aside."""
@@ -305,9 +316,10 @@ class Studio:
                 await refund_job(conn, job_id, t)
             await self.rt.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
                                        refunded=refund)
+            requeued = await self._requeue(conn, job.turn_id)
         self._discard(job.provider_job_id)
         self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job_id, status=status, error=error)
-        await self.rt.poke(job.turn_id)
+        self._woken(job.turn_id, requeued)
         return True
 
     # ---- cancellation (a stopped or archived task) ---------------------------------------------------
