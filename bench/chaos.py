@@ -300,7 +300,7 @@ def main() -> int:
     parser.add_argument("--quiesce-seconds", type=float, default=180.0, help="longest clean-up by run-once")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line at the end")
-    parser.add_argument("--keep", metavar="DIR", help="run in DIR (a new folder) and keep it: workspace, database, logs")
+    parser.add_argument("--keep", metavar="DIR", help="run in DIR (a new folder) and keep it (workspace, database)")
     args = parser.parse_args()
     if args.keep:
         Path(args.keep).mkdir(parents=True)

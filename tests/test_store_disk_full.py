@@ -4,7 +4,6 @@ The database lives on a small tmpfs mounted for the test (the suite runs as root
 block with a real file: SQLite meets a real ENOSPC (SQLITE_FULL)."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3

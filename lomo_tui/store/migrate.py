@@ -76,7 +76,8 @@ def _one_revision(sync_conn: Any, db: Database, target: str, faults: Faults) -> 
     if not db.is_sqlite:
         sync_conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK_KEY})
     scripts = _scripts()
-    current = MigrationContext.configure(sync_conn).get_current_revision()  # re-read under the lock
+    context = MigrationContext.configure(sync_conn, opts={"transactional_ddl": True})
+    current = context.get_current_revision()  # re-read under the lock
     wanted = scripts.get_revision(target).revision
     if current is not None:
         try:
