@@ -684,7 +684,9 @@ def _args_text(arguments: Any) -> str:
 EVENT_WORDS = {"task_created": "task created", "task_pause": "paused", "task_resume": "resumed",
                "task_stop": "stopped", "turn_failed": "failed", "lease_taken_over": "another worker took over",
                "stale_write_rejected": "a stale write was refused", "task_promoted": "promoted to persistent",
-               "task_archived": "archived", "message_withdrawn": "a message was withdrawn"}
+               "task_archived": "archived", "message_withdrawn": "a message was withdrawn",
+               "job_cancelled": "a job was cancelled; its charge was refunded",
+               "job_result_kept_aside": "a cancelled job's late result was kept aside in .lomo/late/ (not attached)"}
 
 
 async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
@@ -715,7 +717,8 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
             word = f"approved “{res.get('label')}”" if res.get("approved") else "rejected"
             out.append(TimelineEntry(g.resolved_at, "gate", f"you {word}", g.status))
     interesting = ("task_created", "task_pause", "task_resume", "task_stop", "turn_failed", "lease_taken_over",
-                   "stale_write_rejected", "object_changed", "task_promoted", "task_archived", "message_withdrawn")
+                   "stale_write_rejected", "object_changed", "task_promoted", "task_archived", "message_withdrawn",
+                   "job_cancelled", "job_result_kept_aside")
     for e in (await conn.execute(select(s.events).where(s.events.c.task_id == task_id,
                                                         s.events.c.type.in_(interesting)).order_by(
             s.events.c.id.desc()).limit(limit))).all():

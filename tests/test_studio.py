@@ -191,11 +191,15 @@ async def test_stopping_a_task_cancels_its_render_refunds_it_and_nothing_lands(l
             charges = (await conn.execute(select(s.charges.c.status))).scalars().all()
             events = (await conn.execute(select(s.events.c.type))).scalars().all()
         final = await job()
+        from lomo_tui import views
+
+        timeline = [e.text for e in (await views.load_task(rt.db, task)).timeline]
     finally:
         await rt.close()
     assert task_row.status == "stopped" and list(turns) == ["stopped"]
     assert (final.status, final.artifact_path) == ("cancelled", None) and list(charges) == ["refunded"]
     assert "job_cancelled" in events and "job_done" not in events
+    assert any("cancelled" in text and "refunded" in text for text in timeline), timeline
     assert not (lomo.workspace / "renders").exists()
     assert not list((lomo.workspace / ".lomo" / "studio").glob("*.gif"))  # the render stopped: nothing spooled
 
