@@ -160,3 +160,10 @@ def test_task_export_writes_markdown_and_html_with_the_results(lomo: LomoEnv, tm
     assert html.count('src="data:image/png;base64,') == 3 and "<h2>Conversation</h2>" in html
     unknown = lomo.run("task", "export", "task-nope")
     assert unknown.returncode == 1 and "no task with id" in unknown.stderr
+
+
+def test_an_unexpected_failure_is_one_line_not_a_traceback(lomo: LomoEnv) -> None:
+    done = lomo.run("--run-once", "hello", LOMO_REPLAY_FILE="")
+    assert done.returncode == 1
+    needs = "lomo: --model lomo/replay needs LOMO_REPLAY_FILE=path/to/responses.jsonl"
+    assert done.stderr.strip().splitlines() == [needs]

@@ -1,4 +1,4 @@
-"""`[studio] provider = "litellm"` from the command line: 3D falls back to the embedded studio, failures are reported."""
+"""The litellm studio from the command line: 3D falls back to the embedded studio, failures are reported."""
 from __future__ import annotations
 
 import json
