@@ -9,6 +9,8 @@ import pytest
 
 from conftest import LomoEnv, wait_for
 
+ROOMY = {"LOMO_TIME_SCALE": "0.1"}  # studio deadlines scale with this: room for a loaded machine
+
 
 def _closed_pipe(lomo: LomoEnv, *args: str, model: str = "lomo/replay") -> subprocess.CompletedProcess[str]:
     """Run lomo with a stdout whose reader has already gone away (`lomo … | head -0`)."""
@@ -58,9 +60,10 @@ def test_task_list_includes_one_shot_tasks_marked(lomo: LomoEnv) -> None:
     assert kinds == {"main", "lightweight"}
 
 
+@pytest.mark.slow
 def test_task_show_gives_brief_checklist_with_evidence_replies_artifacts_gates_jobs_and_spend(lomo: LomoEnv) -> None:
     first = lomo.run("--run-once", "a retro poster series for a jazz night, three posters", "--json",
-                     model="lomo/local")
+                     model="lomo/local", **ROOMY)
     assert first.returncode == 0, first.stderr
     task = next(t for t in json.loads(first.stdout)["tasks"] if t["kind"] == "persistent")
     shown = lomo.run("task", "show", task["id"], "--json")
@@ -142,9 +145,10 @@ def test_send_wait_without_anyone_to_answer_says_so(lomo: LomoEnv) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_task_export_writes_markdown_and_html_with_the_results(lomo: LomoEnv, tmp_path: Path) -> None:
     first = lomo.run("--run-once", "a retro poster series for a jazz night, three posters", "--json",
-                     model="lomo/local")
+                     model="lomo/local", **ROOMY)
     task = next(t for t in json.loads(first.stdout)["tasks"] if t["kind"] == "persistent")
     out = tmp_path / "share"
     md = lomo.run("task", "export", task["id"], "--format", "md", "-o", str(out / "poster.md"))
@@ -160,3 +164,10 @@ def test_task_export_writes_markdown_and_html_with_the_results(lomo: LomoEnv, tm
     assert html.count('src="data:image/png;base64,') == 3 and "<h2>Conversation</h2>" in html
     unknown = lomo.run("task", "export", "task-nope")
     assert unknown.returncode == 1 and "no task with id" in unknown.stderr
+
+
+def test_an_unexpected_failure_is_one_line_not_a_traceback(lomo: LomoEnv) -> None:
+    done = lomo.run("--run-once", "hello", LOMO_REPLAY_FILE="")
+    assert done.returncode == 1
+    needs = "lomo: --model lomo/replay needs LOMO_REPLAY_FILE=path/to/responses.jsonl"
+    assert done.stderr.strip().splitlines() == [needs]

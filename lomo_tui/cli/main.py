@@ -139,10 +139,11 @@ def _main(argv: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 — the last door: one line for the creator, the detail in the log
         from ..models.base import ModelError
 
-        if not isinstance(exc, ModelError):
+        logged = not isinstance(exc, ModelError) and bool(logging.getLogger().handlers)
+        if logged:
             log.exception("lomo %s failed", args.command or "run")
         what = str(exc) or type(exc).__name__
-        where = "" if isinstance(exc, ModelError) else f" ({type(exc).__name__}; details in {_log_file()})"
+        where = f" ({type(exc).__name__}; details in {_log_file()})" if logged else ""
         print(f"lomo: {_redacted(what)}{where}", file=sys.stderr)
         return 1
 

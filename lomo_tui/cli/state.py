@@ -90,13 +90,21 @@ async def run_report(db: Database, since: float, errors: list[str], quiescent: b
             artifacts = (await conn.execute(select(s.objects.c.path, s.objects.c.version).join(
                 s.task_objects, s.task_objects.c.object_id == s.objects.c.id).where(
                 s.task_objects.c.task_id == task.id, s.task_objects.c.role == "output"))).all()
+            jobs = (await conn.execute(select(s.jobs.c.id, s.jobs.c.kind, s.jobs.c.status, s.jobs.c.error).where(
+                s.jobs.c.task_id == task.id, s.jobs.c.updated_at >= since).order_by(s.jobs.c.created_at))).all()
             out_tasks.append({"id": task.id, "kind": task.kind, "title": task.title, "status": task.status,
                               "reason": task.status_reason, "replies": list(replies),
-                              "artifacts": [{"path": a.path, "version": a.version} for a in artifacts]})
+                              "artifacts": [{"path": a.path, "version": a.version} for a in artifacts],
+                              "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "error": j.error}
+                                       for j in jobs]})
         gates = (await conn.execute(select(s.gates).where(s.gates.c.status == "pending"))).all()
     return {"quiescent": quiescent, "errors": errors, "tasks": out_tasks,
             "gates": [{"id": g.id, "task_id": g.task_id, "kind": g.kind, "question": g.question,
                        "options": g.options} for g in gates]}
+
+
+FAILED_JOB = {"failed": "failed", "expired": "expired", "unknown": "may or may not have been made",
+              "cancelled": "was cancelled"}
 
 
 def render_report(report: dict[str, Any]) -> str:
@@ -109,6 +117,10 @@ def render_report(report: dict[str, Any]) -> str:
             lines.extend(f"    {line}" for line in reply.splitlines())
         for artifact in task["artifacts"]:
             lines.append(f"    ↳ {artifact['path']} (v{artifact['version']})")
+        for job in task.get("jobs", []):
+            if job["status"] in FAILED_JOB:
+                why = job["error"] or "no reason given"
+                lines.append(f"    ✗ the {job['kind']} {FAILED_JOB[job['status']]}: {why}")
         if task["reason"] and task["status"] in ("failed", "stopped", "paused"):
             lines.append(f"    reason: {task['reason']}")
     if report["gates"]:

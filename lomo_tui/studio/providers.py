@@ -50,3 +50,80 @@ class Provider(Protocol):
     async def fetch(self, provider_job_id: str) -> tuple[bytes, str]: ...
 
     async def cancel(self, provider_job_id: str) -> bool: ...
+
+
+class WithEmbeddedFallback:
+    """A remote provider for the kinds it makes, the embedded studio for the rest (3D through litellm).
+
+    Jobs keep the remote's provider name; the embedded studio's ids (`emb-…`) say which side owns a job.
+    Run-once waits for the embedded side's jobs (`settling`), as it does for the embedded studio alone."""
+
+    local = False
+
+    def __init__(self, remote: Any, embedded: Any) -> None:
+        self.remote, self.embedded = remote, embedded
+        self.name = remote.name
+        self.remote_kinds = frozenset(getattr(remote, "models", {}))
+        self._embedded_open: set[str] = set()
+
+    def _owner(self, provider_job_id: str) -> Any:
+        return self.embedded if provider_job_id.startswith("emb-") else self.remote
+
+    def subscribe(self, sink: EventSink) -> None:
+        self.remote.subscribe(sink)
+        self.embedded.subscribe(sink)
+
+    async def start(self) -> None:
+        await self.embedded.start()
+        await self.remote.start()
+
+    async def stop(self) -> None:
+        await self.remote.stop()
+        await self.embedded.stop()
+
+    async def submit(self, kind: str, params: dict[str, Any], key: str) -> str:
+        if kind in self.remote_kinds:
+            return await self.remote.submit(kind, params, key)
+        job_id = await self.embedded.submit(kind, params, key)
+        self._embedded_open.add(job_id)
+        return job_id
+
+    async def status(self, provider_job_id: str) -> JobEvent:
+        return await self._owner(provider_job_id).status(provider_job_id)
+
+    async def fetch(self, provider_job_id: str) -> tuple[bytes, str]:
+        return await self._owner(provider_job_id).fetch(provider_job_id)
+
+    async def cancel(self, provider_job_id: str) -> bool:
+        return await self._owner(provider_job_id).cancel(provider_job_id)
+
+    def discard(self, provider_job_id: str) -> None:
+        self._embedded_open.discard(provider_job_id)
+        discard = getattr(self._owner(provider_job_id), "discard", None)
+        if discard is not None:
+            discard(provider_job_id)
+
+    def resume(self, provider_job_id: str, kind: str, params: dict[str, Any]) -> None:
+        if provider_job_id.startswith("emb-"):
+            self._embedded_open.add(provider_job_id)
+        resume = getattr(self._owner(provider_job_id), "resume", None)
+        if resume is not None:
+            resume(provider_job_id, kind, params)
+
+    def settling(self) -> bool:
+        settling = getattr(self.remote, "settling", None)
+        return bool(self._embedded_open) or bool(settling and settling())
+
+
+def choose_provider(settings: Any) -> Provider:
+    """The provider `[studio] provider` names: the embedded studio (default), or litellm with the embedded
+    studio for what litellm cannot make (3D)."""
+    from .embedded import EmbeddedStudio
+
+    spool = settings.workspace / ".lomo" / "studio"
+    embedded = EmbeddedStudio(spool, time_scale=settings.time_scale, faults=settings.studio_faults)
+    if settings.section("studio").get("provider") == "litellm":
+        from .remote import LiteLLMStudio
+
+        return WithEmbeddedFallback(LiteLLMStudio.from_settings(settings), embedded)
+    return embedded

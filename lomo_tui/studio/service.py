@@ -26,8 +26,7 @@ from ..runtime.ids import new_id
 from ..store import schema as s
 from ..tasks import checklist
 from ..workspace.files import atomic_write
-from .embedded import EmbeddedStudio
-from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError
+from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
 
 if TYPE_CHECKING:
     from ..runtime.scheduler import Runtime
@@ -51,15 +50,9 @@ class Studio:
     def __init__(self, runtime: "Runtime", provider: Provider | None = None) -> None:
         self.rt = runtime
         settings = runtime.settings
-        spool = settings.workspace / ".lomo" / "studio"
         section = settings.section("studio")
         self.deadline_seconds = section.get("deadline_seconds")
-        if provider is None and section.get("provider") == "litellm":
-            from .remote import LiteLLMStudio
-
-            provider = LiteLLMStudio.from_settings(settings)
-        self.provider: Provider = provider or EmbeddedStudio(spool, time_scale=settings.time_scale,
-                                                             faults=settings.studio_faults)
+        self.provider: Provider = provider or choose_provider(settings)
         self.provider.subscribe(self.on_event)
         self.workspace_key = str(settings.workspace)
         self._loop_task: asyncio.Task[None] | None = None
