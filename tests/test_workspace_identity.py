@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, insert, select, text
+from sqlalchemy import select, text
 
-from conftest import LomoEnv, async_wait_for
+from conftest import LomoEnv
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import migrate
 from lomo_tui.store import schema as s
