@@ -131,6 +131,29 @@ async def test_a_failed_job_is_not_progress(lomo: LomoEnv) -> None:
         await rt.close()
 
 
+async def test_a_transient_failure_already_worked_past_does_not_keep_the_task_backing_off(lomo: LomoEnv) -> None:
+    rt = Runtime(lomo.settings())
+    await rt.open()
+    try:
+        task = await rt.ledger.create_task("Posters")
+        t0 = time.time()
+        async with rt.db.write() as conn:
+            for turn in ("turn-a", "turn-b"):
+                await conn.execute(insert(s.turns).values(id=turn, task_id=task, status="completed", epoch=1,
+                                                          created_at=t0, updated_at=t0))
+            await conn.execute(insert(s.tool_calls).values(
+                id="turn-a/1/0", turn_id="turn-a", step=1, seq=0, name="generate_image", arguments={},
+                status="failed", result=json.dumps({"error": "expired", "error_kind": "job_expired"}),
+                idempotency_key="turn-a/1/0", side_effect="paid", epoch=1, started_at=t0, finished_at=t0 + 1))
+        async with rt.db.read() as conn:
+            row = await rt.ledger.task_row(conn, task)
+            failure, stops, tries = await stopcheck.repeated_failure(conn, row, "turn-a")
+            assert (failure.kind, stops, tries) == ("job_expired", False, 1)  # the turn that failed backs off
+            assert await stopcheck.repeated_failure(conn, row, "turn-b") is None  # a later turn is not held by it
+    finally:
+        await rt.close()
+
+
 async def test_answering_the_failure_card_tries_again_or_stops_the_task(lomo: LomoEnv) -> None:
     (lomo.workspace / "notes.md").write_text("# notes\n")
     plan = call("update_plan", brief="b", steps=[{"title": "Cover", "tool": "generate_image"}])

@@ -338,7 +338,7 @@ class TurnRunner:
         if task.kind == "main":
             return False
         async with self.rt.db.read() as conn:
-            return await stopcheck.repeated_failure(conn, task) is not None
+            return await stopcheck.repeated_failure(conn, task, self.claim.turn_id) is not None
 
     async def _invoke(self, tool: Any, ctx: ToolContext, args: dict[str, Any]) -> tuple[str, Any]:
         """Run the tool body. A failure is a result the model can act on — `error` (plain words, never

@@ -19,7 +19,6 @@ from sqlalchemy import func, insert, select, update
 
 from ..governance.gates import open_gate
 from ..store import schema as s
-from ..tools.registry import TRANSIENT
 from . import checklist
 
 if TYPE_CHECKING:
@@ -31,6 +30,7 @@ TRANSIENT_LIMIT = 4  # transient failures of one kind are retried (with back-off
 BACKOFF_SECONDS = 5.0  # first retry after a transient failure; doubles each time (× LOMO_TIME_SCALE)
 BACKOFF_MAX = 300.0
 FAILED_JOBS = ("failed", "expired", "unknown", "cancelled")
+TRANSIENT = frozenset({"transient", "job_expired"})  # error kinds (tools.registry.ToolError) that back off
 NOT_FAILURES = frozenset({"declined"})  # the creator said no: an answer, not a failure to repeat
 # The checkpoint card in the task's language (A10): question, approve, its consequence, changes, its consequence.
 CHECKPOINT_WORDS = {
@@ -138,25 +138,27 @@ async def last_word(conn: AsyncConnection, task_id: str) -> float:
     return max(read or 0.0, answered or 0.0, resumed or 0.0)
 
 
-async def repeated_failure(conn: AsyncConnection, task: Any) -> tuple[Failure, bool, int] | None:
-    """The failure that should end the turn — (it, whether it stops the task, attempts so far) — or None.
-    It stops the task when the same failure (tool and kind) failed a second attempt since the creator last
-    spoke (a transient kind: the TRANSIENT_LIMIT-th); the latest failure, if transient, backs off instead."""
+async def repeated_failure(conn: AsyncConnection, task: Any, turn_id: str) -> tuple[Failure, bool, int] | None:
+    """The failure of turn TURN_ID that should end it — (it, whether it stops the task, attempts so far) — or
+    None. It stops the task when it repeats a failure (same tool and kind) of an earlier attempt since the
+    creator last spoke (a transient kind: the TRANSIENT_LIMIT-th attempt); a transient one backs off instead.
+    Failures of earlier turns that were since worked past decide nothing."""
     failures = [f for f in await failures_since(conn, task.id, await last_word(conn, task.id))
                 if f.kind not in NOT_FAILURES]
-    if not failures:
+    now = [f for f in failures if f.attempt.startswith(f"{turn_id}/")]
+    if not now:
         return None
     counts = attempts(failures)
-    for failure in reversed(failures):
+    for failure in reversed(now):
         if counts[failure.signature] >= (TRANSIENT_LIMIT if failure.kind in TRANSIENT else SAME_FAILURE_LIMIT):
             return failure, True, counts[failure.signature]
-    latest = failures[-1]
-    return (latest, False, counts[latest.signature]) if latest.kind in TRANSIENT else None
+    transient = [f for f in now if f.kind in TRANSIENT]
+    return (transient[-1], False, counts[transient[-1].signature]) if transient else None
 
 
-async def failure_verdict(conn: AsyncConnection, task: Any, time_scale: float = 1.0) -> Verdict | None:
+async def failure_verdict(conn: AsyncConnection, task: Any, turn: Any, time_scale: float = 1.0) -> Verdict | None:
     """Stop (with a card) on the same failure twice; back off after a transient one; None when neither."""
-    found = await repeated_failure(conn, task)
+    found = await repeated_failure(conn, task, turn.id)
     if found is None:
         return None
     failure, stops, tries = found
@@ -239,7 +241,7 @@ async def decide(conn: AsyncConnection, task: Any, turn: Any, time_scale: float 
     remaining = [i for i in steps if i.state in checklist.OPEN]
     if not remaining:
         return Verdict("done", "checklist complete")
-    failed = await failure_verdict(conn, task, time_scale)
+    failed = await failure_verdict(conn, task, turn, time_scale)
     if failed is not None:
         return failed
     progressed = await made_progress(conn, task.id, turn.created_at)

@@ -20,15 +20,14 @@ class ToolError(Exception):
     """A tool refused or failed; the message goes back to the model (and the creator) as is.
 
     KIND names the sort of failure (the stop check stops a task that fails the same way twice, G3):
-    `refused`, `invalid_arguments`, `bad_input`, `job_failed`, `job_expired`, `job_unknown`, `internal`;
-    TRANSIENT kinds back off and are tried again instead."""
+    `refused`, `declined`, `invalid_arguments`, `bad_input`, `job_failed`, `job_expired`, `job_unknown`,
+    `internal`, `transient` (the stop check backs those off and tries again instead)."""
 
     def __init__(self, message: str, *, kind: str = "refused") -> None:
         super().__init__(message)
         self.kind = kind
 
 
-TRANSIENT = frozenset({"transient", "job_expired"})
 _PY_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?|Traceback \(most recent call last\)")
 
 
