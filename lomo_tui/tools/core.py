@@ -13,7 +13,7 @@ BASE = {"type": ["integer", "null"], "description": "the version read_file retur
         "refused with a conflict if the file changed since"}
 PATTERN = {"type": "string", "description": "glob over workspace paths, e.g. '*.md' or 'posters/*' (default '*')"}
 READ_CHARS = 6000  # read_file's default page: a larger file is cut and says so
-LIST_LIMIT = 200
+LIST_LIMIT = 100
 
 
 def _desc(text: str, kind: str = "string", **more: Any) -> dict[str, Any]:
