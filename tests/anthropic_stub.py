@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass
@@ -18,6 +19,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SUMMARY_MARK = "You summarise"
+TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # what the real API accepts for tool_use ids
+
+
+def bad_ids(body: dict[str, Any]) -> list[str]:
+    ids = []
+    for message in body.get("messages") or []:
+        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+            ref = block.get("id") if block.get("type") == "tool_use" else block.get("tool_use_id")
+            if ref is not None and not TOOL_ID.match(str(ref)):
+                ids.append(str(ref))
+    return ids
 
 
 @dataclass(frozen=True)
@@ -43,14 +55,24 @@ def _tokens(block: Any) -> int:
     return max(1, len(json.dumps(block, ensure_ascii=False, sort_keys=True)) // 4)
 
 
+def strip(block: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """BLOCK without cache_control marks (a tool_result's nested content included), and whether it had one."""
+    marked = "cache_control" in block
+    clean = {k: v for k, v in block.items() if k != "cache_control"}
+    if isinstance(clean.get("content"), list):
+        inner = [strip(c) if isinstance(c, dict) else (c, False) for c in clean["content"]]
+        clean["content"] = [c for c, _ in inner]
+        marked = marked or any(m for _, m in inner)
+    return clean, marked
+
+
 def blocks_of(body: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
     """(block without cache_control, marked?) in the provider's prefix order: tools, system, messages."""
     out: list[tuple[dict[str, Any], bool]] = []
 
     def add(block: Any) -> None:
         if isinstance(block, dict):
-            marked = "cache_control" in block
-            out.append(({k: v for k, v in block.items() if k != "cache_control"}, marked))
+            out.append(strip(block))
         else:
             out.append(({"type": "text", "text": str(block)}, False))
 
@@ -139,6 +161,16 @@ class AnthropicStub:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                if bad_ids(body):
+                    data = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
+                                                                  "message": f"tool_use ids {bad_ids(body)} do "
+                                                                             "not match ^[a-zA-Z0-9_-]+$"}}).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 answer, (fresh, read, written) = stub._answer(body)
                 usage = {"input_tokens": fresh, "output_tokens": 9, "cache_read_input_tokens": read,
                          "cache_creation_input_tokens": written}

@@ -269,3 +269,46 @@ def test_lomo_context_prints_the_contract_shape_and_an_unknown_task_exits_1(lomo
     assert human.returncode == 0 and "layer" in human.stdout and "tokens" in human.stdout
     missing = lomo.run("context", "task-nope")
     assert missing.returncode == 1 and missing.stderr.strip().count("\n") == 0 and "task-nope" in missing.stderr
+
+
+def _drill_setup(lomo: LomoEnv) -> str:
+    (lomo.root / "cfg" / "lomo").mkdir(parents=True, exist_ok=True)
+    (lomo.root / "cfg" / "lomo" / "config.toml").write_text("[context]\nbudget_tokens = 5000\n")
+    body = "Teal and cream, hand lettering, the pastry counter in the morning light. " * 16
+    lomo.replay(*[{"content": None, "tool_calls": [{"name": "write_file", "arguments": {
+        "path": f"drafts/{k}.md", "content": body, "base_version": None}}]} for k in range(12)],
+        {"content": "All drafts written.", "tool_calls": []})
+    return lomo.new_task("Drill")
+
+
+def _drill_state(lomo: LomoEnv) -> tuple[list[Any], list[Any], list[Any]]:
+    import sqlite3
+
+    with sqlite3.connect(lomo.db_path) as db:
+        segments = db.execute("SELECT id, from_message, to_message, text FROM context_summaries "
+                              "ORDER BY from_message").fetchall()
+        messages = db.execute("SELECT id, role FROM messages WHERE task_id != 'main' ORDER BY id").fetchall()
+        writes = db.execute("SELECT id, executions FROM tool_calls WHERE name = 'write_file'").fetchall()
+    return segments, messages, writes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["before_summary_commit", "after_summary_commit"])
+def test_a_crash_while_summarising_loses_nothing_and_never_leaves_two_summaries_for_one_span(
+        lomo: LomoEnv, point: str) -> None:
+    task = _drill_setup(lomo)
+    crashed = lomo.run("--run-once", "write the twelve drafts", "--task", task, faults=f"{point}:crash")
+    assert crashed.returncode == -9, crashed.stderr
+    before, _, _ = _drill_state(lomo)
+    assert len(before) == (0 if point == "before_summary_commit" else 1)
+    resumed = lomo.run("--run-once", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    segments, messages, writes = _drill_state(lomo)
+    assert segments and segments[:len(before)] == before  # a committed segment is kept as it was
+    assert all(a[2] < b[1] for a, b in zip(segments, segments[1:]))  # spans never overlap
+    assert len({s[1] for s in segments}) == len(segments)
+    assert [r for _, r in messages].count("user") == 1 and [r for _, r in messages].count("tool") == 12
+    assert len(writes) == 12 and all(n == 1 for _, n in writes)
+    assert sorted(p.name for p in (lomo.workspace / "drafts").iterdir()) == sorted(f"{k}.md" for k in range(12))
+    turns = [t for t in lomo.inspect()["turns"] if t["task_id"] == task]
+    assert [t["status"] for t in turns] == ["completed"] and turns[0]["epoch"] == 2  # taken over once

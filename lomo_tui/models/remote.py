@@ -266,6 +266,27 @@ def _with_breakpoints(messages: list[dict[str, Any]], breakpoints: list[int],
     return out
 
 
+_WIRE_ID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _wire_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """MESSAGES with tool-call ids in the alphabet every provider takes (Anthropic: [A-Za-z0-9_-]); the
+    ledger's ids ("turn-…/3/0") map one to one."""
+    out = messages
+    for index, message in enumerate(messages):
+        if message.get("tool_calls"):
+            calls = [{**c, "id": _WIRE_ID.sub("_", str(c.get("id")))} for c in message["tool_calls"]]
+            changed: dict[str, Any] = {**message, "tool_calls": calls}
+        elif message.get("role") == "tool" and message.get("tool_call_id"):
+            changed = {**message, "tool_call_id": _WIRE_ID.sub("_", str(message["tool_call_id"]))}
+        else:
+            continue
+        if out is messages:
+            out = list(messages)
+        out[index] = changed
+    return out
+
+
 def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A copy of `messages` whose last leading system message ends with a cache_control block."""
     last = None
@@ -416,8 +437,10 @@ class LiteLLMModel:
         return await endpoint.call(attempt)
 
     def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
+        messages = _wire_ids(request.messages)
         if not self._takes_cache_breakpoints:
-            return request.messages
+            return messages
+        request = replace(request, messages=messages)
         if request.breakpoints is None:
             return _with_cache_breakpoint(request.messages)
         return _with_breakpoints(request.messages, request.breakpoints, request.tail_start)
