@@ -12,6 +12,7 @@ Provider cache breakpoints go on the last message of the system, summaries and h
 """
 from __future__ import annotations
 
+import json
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -109,6 +110,30 @@ class StepContext:
         self.budget: Budget | None = None
         self.scale = 1.0  # shrinks after a provider said the prompt was too long
         self._original: str | None = None
+        self._known = tool_domains.all_domains(registry)
+        self._names: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
+        self._stable: dict[tuple[str, frozenset[str], str], tuple[list[Tool], str, int, int]] = {}
+
+    def visible_names(self, kind: str, domains: Iterable[str]) -> frozenset[str]:
+        """The names of the tools a step with DOMAINS showed (what the runtime lets it call)."""
+        key = (kind, frozenset(domains))
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = frozenset(t.name for t in self.registry.visible(kind, set(key[1])))
+        return found
+
+    def stable(self, kind: str, domains: frozenset[str], profile: str) -> tuple[list[Tool], str, int, int]:
+        """The tools, the system text, their tokens and the tools' characters (built once per kind,
+        domains and profile)."""
+        key = (kind, domains, profile)
+        found = self._stable.get(key)
+        if found is None:
+            tools = tool_domains.tools(self.registry, kind, domains)
+            system = system_prompt(kind, tools, profile)
+            cost = estimate(system) + MESSAGE_OVERHEAD + tools_tokens([t.schema() for t in tools])
+            chars = sum(len(json.dumps(t.schema(), ensure_ascii=False, separators=(",", ":"))) for t in tools)
+            found = self._stable[key] = (tools, system, cost, chars)
+        return found
 
     async def refresh(self, conn: AsyncConnection, task: Any) -> None:
         """Read what changed since the last step (inside the step's read transaction)."""
@@ -137,24 +162,21 @@ class StepContext:
         kind = "main" if task.kind == "main" else task.kind
         written = 0
         while True:
-            domains = tool_domains.active(self.registry, kind, checklist, self.history.verbatim())
-            tools = tool_domains.tools(self.registry, kind, domains)
-            system = system_prompt(kind, tools, profile)
-            tail = dynamic_tail(task, extra, self.facts, domains, tool_domains.all_domains(self.registry),
-                                self.history)
+            domains = tool_domains.active(self.registry, kind, checklist, self.history.called,
+                                          self.history.loaded_domains)
+            tools, system, stable_tokens, tools_chars = self.stable(kind, domains, profile)
+            tail = dynamic_tail(task, extra, self.facts, domains, self._known, self.history)
             inputs = [{"role": "user", "content": text} for text in pending]
             recalled = [{"role": "system", "content": "Recalled for this step:\n" + "\n".join(
                 f"- {r}" for r in recall)}] if recall else []
             shown, hidden = self._segments(budget)
-            fixed = (estimate(system) + MESSAGE_OVERHEAD + tools_tokens([t.schema() for t in tools])
-                     + estimate(tail) + MESSAGE_OVERHEAD + sum(message_tokens(m) for m in inputs + recalled)
+            fixed = (stable_tokens + estimate(tail) + MESSAGE_OVERHEAD + sum(message_tokens(m) for m in inputs + recalled)
                      + sum(estimate(s.text) + MESSAGE_OVERHEAD for s in shown))
             room = budget.tokens - fixed
-            verbatim = self.history.verbatim()
-            used = sum(e.tokens for e in verbatim)
+            used = self.history.verbatim_tokens()
             if summarise is None or not (used > room or (force_summary and not written)):
                 break
-            span = self._span(verbatim, target=max(0, room // 2) if used > room else used // 2)
+            span = self._span(self.history.verbatim(), target=max(0, room // 2) if used > room else used // 2)
             if not span:
                 break
             segment = await summarise(span)
@@ -164,17 +186,17 @@ class StepContext:
             written += 1
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         breakpoints = [0]
-        layers = [Layer("system", len(system), estimate(system) + MESSAGE_OVERHEAD)]
-        schemas = [t.schema() for t in tools]
-        layers.append(Layer("tools", sum(len(str(s)) for s in schemas), tools_tokens(schemas)))
+        system_tokens = estimate(system) + MESSAGE_OVERHEAD
+        layers = [Layer("system", len(system), system_tokens),
+                  Layer("tools", tools_chars, stable_tokens - system_tokens)]
         summary_messages = ([{"role": "system", "content": hidden}] if hidden else []) + [s.chat() for s in shown]
         messages.extend(summary_messages)
         layers.append(_layer("summaries", summary_messages))
         if summary_messages:
             breakpoints.append(len(messages) - 1)
-        history = [e.chat for e in verbatim]
+        history, history_chars, history_tokens = self.history.verbatim_layer()
         messages.extend(history)
-        layers.append(_layer("history", history))
+        layers.append(Layer("history", history_chars, history_tokens))
         if history:
             breakpoints.append(len(messages) - 1)
         tail_start = len(messages)

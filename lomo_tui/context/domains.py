@@ -4,52 +4,36 @@ At a summary boundary the history that loaded a domain is summarised and the dom
 Visibility is never permission: governance still decides what executes."""
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from ..tools.registry import Registry, Tool
-from .history import Entry
 
 OPEN_STEP = ("pending", "active")
-LOAD_TOOLS = "load_tools"
 
 
 def all_domains(registry: Registry) -> frozenset[str]:
     return frozenset(t.domain for t in registry.tools.values() if t.domain != "core")
 
 
-def active(registry: Registry, kind: str, checklist: Iterable[dict[str, Any]], recent: Iterable[Entry]
-           ) -> frozenset[str]:
-    """The domains a step of a task of KIND sees."""
+def active(registry: Registry, kind: str, checklist: Iterable[dict[str, Any]], called: Iterable[str],
+           loaded: Iterable[str]) -> frozenset[str]:
+    """The domains a step of a task of KIND sees. CALLED: the tools the verbatim history calls; LOADED: the
+    domains it asked for with load_tools."""
     if kind == "main":
         return frozenset()
     known = all_domains(registry)
     if kind == "lightweight":  # a one-shot: the router already chose its medium; it runs for a step or two
         return known
-    found: set[str] = set()
+    found: set[str] = set(loaded)
     for item in checklist:
         tool = registry.get(item.get("tool") or "")
         if tool is not None and item.get("state") in OPEN_STEP:
             found.add(tool.domain)
-    for entry in recent:
-        for call in entry.chat.get("tool_calls") or []:
-            name = call["function"]["name"]
-            if name == LOAD_TOOLS:
-                found.update(_requested(call["function"].get("arguments")))
-            else:
-                tool = registry.get(name)
-                if tool is not None:
-                    found.add(tool.domain)
+    for name in called:
+        tool = registry.get(name)
+        if tool is not None:
+            found.add(tool.domain)
     return frozenset(found & known)
-
-
-def _requested(arguments: Any) -> list[str]:
-    try:
-        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
-    except (json.JSONDecodeError, TypeError, ValueError):
-        return []
-    domains = args.get("domains") if isinstance(args, dict) else None
-    return [str(d) for d in domains] if isinstance(domains, list) else []
 
 
 def tools(registry: Registry, kind: str, domains: frozenset[str]) -> list[Tool]:

@@ -190,8 +190,7 @@ class TurnRunner:
         """The tools the step's prompt showed (its decision records their domains)."""
         if "domains" not in decision:
             return {t.name for t in self.rt.tools_for(task)}
-        kind = "main" if task.kind == "main" else task.kind
-        return {t.name for t in self.rt.registry.visible(kind, set(decision["domains"]))}
+        return self.context.visible_names("main" if task.kind == "main" else task.kind, decision["domains"])
 
     async def _request(self, force_summary: bool = False) -> tuple[ModelRequest, list[str], Any]:
         async with self.rt.db.read() as conn:
