@@ -4,7 +4,8 @@ For persistent tasks of 10, 100 and 1,000 revisions (each revision: the creator'
 call with its result, and a reply) the script builds the next steps' prompts both ways and prints:
 
   tokens/step   estimated prompt tokens (lomo_tui.context.tokens), mean and max over the measured steps
-  build p95     time to read what changed and assemble one step's prompt (ms)
+  build p50/p95 time to read what changed and assemble one step's prompt (ms); a step that writes a
+                summary segment is among them
   prefix kept   characters of prompt unchanged from the previous step's start, as a share of the prompt
 
 Then, unless --no-cache: a 50-step task through litellm against the Anthropic-style loopback server
@@ -144,6 +145,7 @@ async def measure(size: int, steps: int, workdir: Path) -> dict[str, Any]:
     return {"size": size, "budget": budget, **{name: {
         "tokens_mean": statistics.mean(r["tokens"]), "tokens_max": max(r["tokens"]),
         "build_p95_ms": sorted(r["ms"])[int(0.95 * (len(r["ms"]) - 1))],
+        "build_p50_ms": statistics.median(r["ms"]),
         "prefix_kept": statistics.mean(r["kept"])} for name, r in results.items()}}
 
 
@@ -191,12 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Context per step — {args.steps} measured steps per size (Python {sys.version.split()[0]}, "
           f"{os.cpu_count()} CPUs)\n")
     print(f"{'revisions':>9}  {'assembly':<8} {'tokens/step mean':>16} {'max':>7} {'budget':>7} "
-          f"{'build p95':>10} {'prefix kept':>11}")
+          f"{'build p50':>10} {'build p95':>10} {'prefix kept':>11}")
     for row in rows:
         for name in ("today", "layered"):
             r = row[name]
             print(f"{row['size']:>9}  {name:<8} {r['tokens_mean']:>16,.0f} {r['tokens_max']:>7,} {row['budget']:>7,} "
-                  f"{r['build_p95_ms']:>8.2f}ms {r['prefix_kept']:>10.1%}")
+                  f"{r['build_p50_ms']:>8.2f}ms {r['build_p95_ms']:>8.2f}ms {r['prefix_kept']:>10.1%}")
     if cache is not None:
         share = cache["cache_read_share"]
         print(f"\nAnthropic-style server, {args.cache_steps} steps: {cache['cache_read_tokens']:,} of "
@@ -204,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{cache['cache_write_tokens']:,} written; {cache['calls']} calls")
     layered = {row["size"]: row["layered"] for row in rows}
     biggest = max(layered)
-    print(f"\ngoals: tokens ≤ budget: {'met' if all(r['layered']['tokens_max'] <= r['budget'] for r in rows) else 'missed'}"
+    print(f"\nload average (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"goals: tokens ≤ budget: {'met' if all(r['layered']['tokens_max'] <= r['budget'] for r in rows) else 'missed'}"
           f"; build p95 < 5 ms at {biggest}: {'met' if layered[biggest]['build_p95_ms'] < 5 else 'missed'}"
           f"; prefix kept ≥ 90 %: {'met' if all(r['prefix_kept'] >= 0.9 for r in layered.values()) else 'missed'}"
           + (f"; cache-read share ≥ 80 %: {'met' if (cache['cache_read_share'] or 0) >= 0.8 else 'missed'}"

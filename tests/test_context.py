@@ -163,7 +163,9 @@ async def test_a_2mb_file_read_never_enters_the_history_whole_and_read_output_pa
 async def test_domain_tools_load_on_request_are_refused_until_visible_and_drop_at_a_summary(lomo: LomoEnv) -> None:
     names = lambda r: {t["function"]["name"] for t in r.tools}  # noqa: E731
     filler = "The creator wants the storyboard to breathe: long pauses, slow pans, soft light. " * 30
+    plan = {"steps": [{"title": "Write the storyboard notes", "tool": "write_file"}]}
     model = Scripted(
+        lambda r: ModelReply(None, [ToolCall("update_plan", plan)]),
         lambda r: ModelReply(None, [ToolCall("generate_video", {"prompt": "a teal cup"})]),
         lambda r: ModelReply(None, [ToolCall("load_tools", {"domains": ["video"]})]),
         lambda r: ModelReply("loaded"),
@@ -187,12 +189,13 @@ async def test_domain_tools_load_on_request_are_refused_until_visible_and_drop_a
             segments = (await conn.execute(select(s.context_summaries))).all()
     finally:
         await rt.close()
-    first = model.requests[0]
-    assert "generate_video" not in names(first) and {"load_tools", "read_output", "read_file"} <= names(first)
-    refused = json.loads(model.requests[1].messages[model.requests[1].tail_start - 1]["content"])
+    assert "generate_video" in names(model.requests[0])  # before a plan every domain is shown
+    planned = model.requests[1]
+    assert "generate_video" not in names(planned) and {"load_tools", "read_output", "read_file"} <= names(planned)
+    refused = json.loads(model.requests[2].messages[model.requests[2].tail_start - 1]["content"])
     assert "generate_video is not available" in refused["error"]
     assert "generate_video" not in [c.name for c in calls]  # it never started
-    assert "generate_video" in names(model.requests[2])  # loaded for the steps after load_tools
+    assert "generate_video" in names(model.requests[3])  # loaded for the steps after load_tools
     assert segments  # the notes overflowed the budget: the load_tools span was summarised ...
     assert "generate_video" not in names(model.requests[-1])  # ... and the video domain dropped out
     assert "generate_image" not in names(model.requests[-1])

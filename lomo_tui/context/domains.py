@@ -1,5 +1,5 @@
-"""Tools by domain (E2): core tools always; a domain's tools when an open checklist step declares one of
-them, when the model asked with `load_tools`, or when a tool of it was called in the verbatim history.
+"""Tools by domain (E2): core tools always; once a task has a plan, a domain's tools when an open checklist
+step declares one of them, when the model asked with `load_tools`, or when a tool of it was called in the verbatim history.
 At a summary boundary the history that loaded a domain is summarised and the domain drops out.
 Visibility is never permission: governance still decides what executes."""
 from __future__ import annotations
@@ -22,8 +22,9 @@ def active(registry: Registry, kind: str, checklist: Iterable[dict[str, Any]], c
     if kind == "main":
         return frozenset()
     known = all_domains(registry)
-    if kind == "lightweight":  # a one-shot: the router already chose its medium; it runs for a step or two
-        return known
+    checklist = list(checklist)
+    if kind == "lightweight" or not checklist:  # a one-shot, or a task before its plan: the creator's words
+        return known                            # choose the medium, and there is no step to declare it
     found: set[str] = set(loaded)
     for item in checklist:
         tool = registry.get(item.get("tool") or "")
