@@ -66,6 +66,10 @@ class TurnContext(StepContext):
         return segment
 
     async def _keep_task_summary(self, task: Any, checklist: list[dict[str, Any]]) -> None:
+        """Rewrite tasks.summary when its checklist or summaries moved it (before either exists the index's
+        title and goal already say all it would): one small commit per change, none per step."""
+        if not checklist and not self.history.segments:
+            return
         digest = task_summary(task, checklist, self.history.segments)
         if digest == (self._task_summary if self._task_summary is not None else (task.summary or "")):
             return
