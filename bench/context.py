@@ -1,11 +1,12 @@
 """Context per step: today's window (the last 200 messages verbatim) versus the layered assembly.
 
 For persistent tasks of 10, 100 and 1,000 revisions (each revision: the creator's message, a write_file
-call with its result, and a reply) the script builds the next steps' prompts both ways and prints:
+call with its result, and a reply; every tenth also reads a 40,000-character style guide) the script builds the next steps' prompts both ways and prints:
 
   tokens/step   estimated prompt tokens (lomo_tui.context.tokens), mean and max over the measured steps
   build p50/p95 time to read what changed and assemble one step's prompt (ms); a step that writes a
-                summary segment is among them
+                summary segment is among them. cpu p95: the same in process CPU time (a busy machine's
+                scheduling stalls left out)
   prefix kept   characters of prompt unchanged from the previous step's start, as a share of the prompt
 
 Then, unless --no-cache: a 50-step task through litellm against the Anthropic-style loopback server
@@ -45,6 +46,8 @@ from lomo_tui.store.engine import fetch, run  # noqa: E402
 OLD_LIMIT = 200
 INSERT = ("INSERT INTO messages (task_id, turn_id, step, role, content, tool_calls, tool_call_id, name, created_at) "
           "VALUES (:task, :turn, :step, :role, :content, :calls, :call_id, :name, :at)")
+GUIDE = "".join(f"{i}. Teal #2a9d8f and cream #f4e9d8 only; lettering by hand; no red anywhere.\n"
+                for i in range(500))  # about 40,000 characters
 BODY = "Poster {k}: the morning light over the pastry counter, steam from the cups, hand lettering. " * 3
 
 
@@ -83,6 +86,10 @@ async def add_revision(rt: Runtime, task: str, k: int) -> None:
             ("assistant", None, call, None, None),
             ("tool", json.dumps({"path": f"drafts/{k}.md", "version": 1}), None, f"{turn}/1/0", "write_file"),
             ("assistant", f"Draft {k} written.", None, None, None)]
+    if k % 10 == 5:  # now and then a long read (a style guide, a log): the window's heavy guests
+        read = json.dumps([{"name": "read_file", "arguments": {"path": "guide.md", "limit": 100000}}])
+        result = json.dumps({"path": "guide.md", "content": GUIDE, "version": 1})
+        rows[1:1] = [("assistant", None, read, None, None), ("tool", result, None, f"{turn}/0/0", "read_file")]
     async with rt.db.write(durable=False) as conn:
         for role, content, calls, call_id, name in rows:
             await run(conn, INSERT, dict(task=task, turn=turn, step=1, role=role, content=content, calls=calls,
@@ -112,8 +119,8 @@ async def measure(size: int, steps: int, workdir: Path) -> dict[str, Any]:
     for k in range(size):
         await add_revision(rt, task, k)
     new, old = BenchContext(rt, task), OldWindow(task)
-    results: dict[str, dict[str, list[float]]] = {"today": {"tokens": [], "ms": [], "kept": []},
-                                                  "layered": {"tokens": [], "ms": [], "kept": []}}
+    results: dict[str, dict[str, list[float]]] = {"today": {"tokens": [], "ms": [], "cpu": [], "kept": []},
+                                                  "layered": {"tokens": [], "ms": [], "cpu": [], "kept": []}}
     previous: dict[str, str] = {}
     tools = rt.registry.visible("persistent")
     tool_cost = tools_tokens([t.schema() for t in tools])
@@ -121,22 +128,24 @@ async def measure(size: int, steps: int, workdir: Path) -> dict[str, Any]:
         async with rt.db.read() as conn:
             [row] = await fetch(conn, "SELECT * FROM tasks WHERE id = :t", {"t": task})
             extra, hints = await rt.context_extras(conn, row)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         async with rt.db.read() as conn:
             history = await old.refresh(conn)
         messages = [{"role": "system", "content": "rules"}] + history + [{"role": "system", "content": "\n".join(extra)}]
-        old_ms = (time.perf_counter() - started) * 1000
-        started = time.perf_counter()
+        old_ms, old_cpu = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+        started, cpu = time.perf_counter(), time.process_time()
         async with rt.db.read() as conn:
             await new.refresh(conn, row)
         prompt = await new.build(row, extra, hints, [])
-        new_ms = (time.perf_counter() - started) * 1000
-        for name, msgs, ms, cost in (("today", messages, old_ms, tool_cost),
-                                     ("layered", prompt.messages, new_ms, tools_tokens(prompt.tool_schemas()))):
+        new_ms, new_cpu = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+        for name, msgs, ms, cpu_ms, cost in (
+                ("today", messages, old_ms, old_cpu, tool_cost),
+                ("layered", prompt.messages, new_ms, new_cpu, tools_tokens(prompt.tool_schemas()))):
             text = json.dumps(msgs, ensure_ascii=False)
             if step:  # step 0 is the first build on an existing history (summaries are caught up there)
                 results[name]["tokens"].append(sum(message_tokens(m) for m in msgs) + cost)
                 results[name]["ms"].append(ms)
+                results[name]["cpu"].append(cpu_ms)
                 results[name]["kept"].append(common_prefix(previous[name], text) / len(text))
             previous[name] = text
         await add_revision(rt, task, size + step)
@@ -146,6 +155,7 @@ async def measure(size: int, steps: int, workdir: Path) -> dict[str, Any]:
         "tokens_mean": statistics.mean(r["tokens"]), "tokens_max": max(r["tokens"]),
         "build_p95_ms": sorted(r["ms"])[int(0.95 * (len(r["ms"]) - 1))],
         "build_p50_ms": statistics.median(r["ms"]),
+        "build_cpu_p95_ms": sorted(r["cpu"])[int(0.95 * (len(r["cpu"]) - 1))],
         "prefix_kept": statistics.mean(r["kept"])} for name, r in results.items()}}
 
 
@@ -193,12 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Context per step — {args.steps} measured steps per size (Python {sys.version.split()[0]}, "
           f"{os.cpu_count()} CPUs)\n")
     print(f"{'revisions':>9}  {'assembly':<8} {'tokens/step mean':>16} {'max':>7} {'budget':>7} "
-          f"{'build p50':>10} {'build p95':>10} {'prefix kept':>11}")
+          f"{'build p50':>10} {'build p95':>10} {'cpu p95':>8} {'prefix kept':>11}")
     for row in rows:
         for name in ("today", "layered"):
             r = row[name]
             print(f"{row['size']:>9}  {name:<8} {r['tokens_mean']:>16,.0f} {r['tokens_max']:>7,} {row['budget']:>7,} "
-                  f"{r['build_p50_ms']:>8.2f}ms {r['build_p95_ms']:>8.2f}ms {r['prefix_kept']:>10.1%}")
+                  f"{r['build_p50_ms']:>8.2f}ms {r['build_p95_ms']:>8.2f}ms {r['build_cpu_p95_ms']:>6.2f}ms {r['prefix_kept']:>10.1%}")
     if cache is not None:
         share = cache["cache_read_share"]
         print(f"\nAnthropic-style server, {args.cache_steps} steps: {cache['cache_read_tokens']:,} of "
