@@ -171,7 +171,8 @@ class StepContext:
                 f"- {r}" for r in recall)}] if recall else []
             shown, hidden = self._segments(budget)
             fixed = (stable_tokens + estimate(tail) + MESSAGE_OVERHEAD + sum(message_tokens(m) for m in inputs + recalled)
-                     + sum(estimate(s.text) + MESSAGE_OVERHEAD for s in shown))
+                     + sum(estimate(s.text) + MESSAGE_OVERHEAD for s in shown)
+                     + (estimate(hidden) + MESSAGE_OVERHEAD if hidden else 0))
             room = budget.tokens - fixed
             used = self.history.verbatim_tokens()
             if summarise is None or not (used > room or (force_summary and not written)):
