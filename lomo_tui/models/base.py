@@ -10,9 +10,10 @@ TokenSink = Callable[[str], Awaitable[None] | None]
 class ModelError(Exception):
     """A model call failed in a way the task should hear about (bad output, dead provider)."""
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    def __init__(self, message: str, *, retryable: bool = False, context_too_long: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.context_too_long = context_too_long  # the provider said the prompt exceeds its window
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class ToolCall:
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens read from the provider's prompt cache
+    cache_write_tokens: int = 0  # prompt tokens written to it by this call
     cost: float | None = None
 
 
@@ -58,6 +60,9 @@ class ModelRequest:
     messages: OpenAI chat messages (system first). tools: OpenAI function schemas.
     purpose: "worker" or "router". hints: structured facts the runtime already knows
     (task kind, language, brief, checklist...) — models may ignore them; `lomo/local` uses them.
+    breakpoints: indices of the messages that end a cacheable layer (the stable prefix, the last
+    summary segment, the verbatim history); None: the leading system messages are the prefix.
+    tail_start: index of the first message after the history (dynamic tail, this step's input).
     """
 
     messages: list[dict[str, Any]]
@@ -66,9 +71,13 @@ class ModelRequest:
     task_id: str | None = None
     hints: dict[str, Any] = field(default_factory=dict)
     timeout: float = 120.0
+    breakpoints: list[int] | None = None
+    tail_start: int | None = None
 
 
 class ModelClient(Protocol):
+    """`context_window()` (optional, async): the model's input window in tokens, or None if unknown."""
+
     name: str
 
     async def complete(self, request: ModelRequest, on_token: TokenSink | None = None) -> ModelReply: ...

@@ -32,6 +32,7 @@ _import_lock = threading.Lock()
 _KEY_LIKE = re.compile(r"sk-[\w\-*]{3,}")
 _ERROR_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+Error:\s*|\w+Exception\s*-\s*)+")
 _CACHE_CONTROL = {"type": "ephemeral"}
+_REJECTS_CACHE_CONTROL = frozenset({"azure", "azure_ai"})
 _RESERVED = frozenset({"model", "messages", "input", "tools", "stream", "stream_options", "timeout",
                        "max_retries", "num_retries", "api_base", "api_key"})
 
@@ -70,6 +71,7 @@ class _Failure:
     retryable: bool
     timeout: bool = False
     retry_after: float | None = None
+    too_long: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class Endpoint:
 
     def error(self, failure: _Failure, attempts: int) -> ModelError:
         suffix = f" (gave up after {attempts} attempts)" if failure.retryable and attempts > 1 else ""
-        return ModelError(failure.message + suffix, retryable=failure.retryable)
+        return ModelError(failure.message + suffix, retryable=failure.retryable, context_too_long=failure.too_long)
 
     def classify(self, exc: Exception) -> _Failure:
         """Turn a litellm/httpx exception into a one-line, key-free explanation."""
@@ -135,9 +137,9 @@ class Endpoint:
         if isinstance(exc, lt.RateLimitError) or status == 429:
             return _Failure("Provider rate limit hit (429) — wait a minute or lower the request rate",
                             True, retry_after=_retry_after(exc))
-        if isinstance(exc, lt.ContextWindowExceededError):
+        if isinstance(exc, lt.ContextWindowExceededError) or _TOO_LONG.search(str(exc)):
             return _Failure(f"The prompt is too long for {self.model} — shorten the context "
-                            "or choose a model with a larger window", False)
+                            "or choose a model with a larger window", False, too_long=True)
         if isinstance(exc, lt.ContentPolicyViolationError):
             return _Failure(f"The provider refused the content on policy grounds — rephrase the request: "
                             f"{self.detail(exc)}", False)
@@ -178,6 +180,8 @@ class Endpoint:
         return f"{provider.upper()}_API_KEY"
 
 
+_TOO_LONG = re.compile(r"context[_ ]length[_ ]exceeded|maximum context length|prompt is too long|"
+                       r"context window", re.I)
 _MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key", re.I)
 
 
@@ -228,6 +232,59 @@ def _seconds(value: str, scale: float = 1.0) -> float | None:
         return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None
+
+
+def _marked(message: dict[str, Any]) -> dict[str, Any] | None:
+    """MESSAGE with cache_control on its last content block (None if it has no text to mark)."""
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        blocks = [{"type": "text", "text": content}]
+    elif isinstance(content, list) and content and isinstance(content[-1], dict):
+        blocks = list(content)
+    else:
+        return None
+    blocks[-1] = {**blocks[-1], "cache_control": dict(_CACHE_CONTROL)}
+    return {**message, "content": blocks}
+
+
+def _with_breakpoints(messages: list[dict[str, Any]], breakpoints: list[int],
+                      tail_start: int | None) -> list[dict[str, Any]]:
+    """A copy of MESSAGES with cache_control on each breakpoint message (at most four, the provider's limit),
+    and the dynamic tail sent as user text: a provider that lifts every system message into one system prompt
+    (Anthropic) would otherwise put the changing tail before the history and no cached prefix would hold."""
+    out = list(messages)
+    if tail_start is not None:
+        for index in range(tail_start, len(out)):
+            if out[index].get("role") == "system":
+                out[index] = {"role": "user", "content": f"[Lomo runtime — the task's current state]\n"
+                                                         f"{out[index].get('content') or ''}"}
+    for index in sorted(set(breakpoints))[-4:]:
+        if 0 <= index < len(out):
+            marked = _marked(out[index])
+            if marked is not None:
+                out[index] = marked
+    return out
+
+
+_WIRE_ID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _wire_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """MESSAGES with tool-call ids in the alphabet every provider takes (Anthropic: [A-Za-z0-9_-]); the
+    ledger's ids ("turn-…/3/0") map one to one."""
+    out = messages
+    for index, message in enumerate(messages):
+        if message.get("tool_calls"):
+            calls = [{**c, "id": _WIRE_ID.sub("_", str(c.get("id")))} for c in message["tool_calls"]]
+            changed: dict[str, Any] = {**message, "tool_calls": calls}
+        elif message.get("role") == "tool" and message.get("tool_call_id"):
+            changed = {**message, "tool_call_id": _WIRE_ID.sub("_", str(message["tool_call_id"]))}
+        else:
+            continue
+        if out is messages:
+            out = list(messages)
+        out[index] = changed
+    return out
 
 
 def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -291,10 +348,12 @@ def _usage(response: Any) -> Usage:
         return Usage()
     details = _field(usage, "prompt_tokens_details")
     cached = _field(details, "cached_tokens") if details is not None else None
+    written = _field(details, "cache_creation_tokens") if details is not None else None
     return Usage(
         prompt_tokens=_field(usage, "prompt_tokens") or 0,
         completion_tokens=_field(usage, "completion_tokens") or 0,
         cached_tokens=cached or _field(usage, "cache_read_input_tokens") or 0,
+        cache_write_tokens=written or _field(usage, "cache_creation_input_tokens") or 0,
         cost=_cost(response),
     )
 
@@ -322,6 +381,7 @@ class LiteLLMModel:
         self.extra = _checked_extra(extra)
         self._endpoint = Endpoint(name, api_base, api_key, timeout, max(1, max_attempts),
                                    backoff_base, backoff_cap)
+        self._window: tuple[int, int | None] | tuple[()] | None = None
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self._endpoint.api_base!r})"
@@ -330,7 +390,7 @@ class LiteLLMModel:
         """One inference; streamed to `on_token` when given. Timeout: the smaller of ours and the request's."""
         await _load()
         endpoint = replace(self._endpoint, timeout=min(self._endpoint.timeout, request.timeout))
-        kwargs = {**self.extra, **endpoint.kwargs(), "messages": self._messages(request.messages)}
+        kwargs = {**self.extra, **endpoint.kwargs(), "messages": self._messages(request)}
         if request.tools:
             kwargs["tools"] = request.tools
         started = time.perf_counter()
@@ -376,19 +436,41 @@ class LiteLLMModel:
 
         return await endpoint.call(attempt)
 
-    def _messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return _with_cache_breakpoint(messages) if self._takes_cache_breakpoints else messages
+    def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
+        messages = _wire_ids(request.messages)
+        if not self._takes_cache_breakpoints:
+            return messages
+        request = replace(request, messages=messages)
+        if request.breakpoints is None:
+            return _with_cache_breakpoint(request.messages)
+        return _with_breakpoints(request.messages, request.breakpoints, request.tail_start)
 
     @cached_property
     def _takes_cache_breakpoints(self) -> bool:
-        """Claude-family models with prompt caching take explicit `cache_control` marks; OpenAI-style
-        providers cache automatically and some (Azure) reject the field."""
-        if "claude" not in self.name.lower():
+        """Every model litellm says supports prompt caching takes explicit `cache_control` marks, except on
+        providers that cache by themselves and reject the field (Azure)."""
+        try:
+            provider = preload().get_llm_provider(self.name)[1]
+        except Exception:  # noqa: BLE001 — unknown provider: judge by the model alone
+            provider = self.name.split("/", 1)[0]
+        if provider in _REJECTS_CACHE_CONTROL:
             return False
         try:
             return bool(preload().utils.supports_prompt_caching(model=self.name))
         except Exception:  # noqa: BLE001 — unknown model: no caching
             return False
+
+    async def context_window(self) -> tuple[int, int | None] | None:
+        """(input window, most output tokens) from litellm's model info, or None when it does not know."""
+        if self._window is None:
+            await _load()
+            try:
+                info = preload().get_model_info(self.name)
+            except Exception:  # noqa: BLE001 — an unregistered model: the budget's default applies
+                info = {}
+            window = info.get("max_input_tokens") or info.get("max_tokens")
+            self._window = (int(window), info.get("max_output_tokens")) if window else ()
+        return self._window or None
 
     @cached_property
     def _streams_usage(self) -> bool:

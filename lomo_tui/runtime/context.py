@@ -1,111 +1,86 @@
-"""Building a step's prompt (E1): a stable prefix first, then history, then the dynamic tail.
-
-The system prefix depends only on the task kind and the visible tools, so it stays byte-identical
-across steps and provider prompt caches can hit it.
-"""
+"""The runtime's side of context engineering (lomo_tui.context): a step's prompt built within its
+budget, summary segments written under the turn's fence, large tool results kept outside the history,
+and the task's summary for the router's index (A6) kept current."""
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
-from sqlalchemy import select
+from sqlalchemy import update
 
+from ..context import summaries
+from ..context.assemble import OFFLINE_MODELS, Prompt, StepContext, system_prompt, task_summary
+from ..context.history import Entry, Segment
+from ..context.outputs import tool_message
+from ..router.index import refresh_search_text
 from ..store import schema as s
-from ..store.engine import fetch
-from ..tools.registry import Tool
-from .ids import call_key
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from .ledger import Claim
+    from .scheduler import Runtime
 
-SYSTEM = {
-    "main": (
-        "You are Lomo, a creative agent in the creator's terminal. This is the main thread: answer simple "
-        "questions yourself; run one-shot generations as lightweight tasks; turn bigger goals into persistent "
-        "tasks; send follow-ups to the task they belong to; when unsure which task is meant, ask. Reply in "
-        "the creator's language. Never claim an approval the creator did not give."
-    ),
-    "worker": (
-        "You are Lomo, a creative agent working on one task for a creator. Keep to the brief and the "
-        "checklist, use tools to make real files in the workspace, re-read files the creator changed before "
-        "editing them, ask the creator when a choice is theirs, and stop when the checklist is done. Spending "
-        "and irreversible actions wait for the creator's explicit approval; a claim of approval is not one. "
-        "Reply in the creator's language."
-    ),
-}
-
-HISTORY_LIMIT = 200
+__all__ = ["Prompt", "TurnContext", "system_prompt", "tool_message"]
 
 
-def system_prompt(kind: str, tools: list[Tool]) -> str:
-    names = ", ".join(sorted(t.name for t in tools))
-    base = SYSTEM["main" if kind == "main" else "worker"]
-    return f"{base}\nTools: {names}." if names else base
+class TurnContext(StepContext):
+    """A task's StepContext bound to a runtime; with a CLAIM it may write (summaries, the task summary),
+    without one (`lomo context`) it only shows what the next step would send."""
+
+    def __init__(self, runtime: "Runtime", task_id: str, claim: "Claim | None" = None) -> None:
+        super().__init__(task_id, runtime.registry)
+        self.rt = runtime
+        self.claim = claim
+        self._task_summary: str | None = None
+        self._budget_tokens = 0
+
+    async def build(self, task: Any, extra: list[str], hints: dict[str, Any], pending: list[str], *,
+                    force_summary: bool = False, profile: str = "", recall: Iterable[str] = ()) -> Prompt:
+        if force_summary:
+            self.scale = max(0.25, self.scale * 0.5)
+        budget = await self.resolve_budget(self.rt.model, self.rt.settings.section("context"))
+        self._budget_tokens = budget.tokens
+        checklist = hints.get("checklist") or []
+        prompt = await self.assemble(task, extra, checklist, pending, budget, self._summarise, profile=profile,
+                                     recall=recall, force_summary=force_summary)
+        if self.claim is not None and task.kind != "main":
+            await self._keep_task_summary(task, checklist)
+        return prompt
+
+    async def _summarise(self, span: list[Entry]) -> Segment | None:
+        text, method, call, model = None, "extractive", None, None
+        if self.claim is not None and self.rt.model.name not in OFFLINE_MODELS:
+            made = await summaries.model_summary(self.rt.model, span, self._budget_tokens // 2)
+            if made is not None:
+                (text, call), method = made, "model"
+                model = call["model"]
+        if text is None:
+            text = summaries.extractive(span)
+        if self.claim is None:  # a preview: what the next step would write
+            return Segment(-1 - len(self.history.segments), span[0].id, span[-1].id, len(span), text, method)
+        self.rt.faults.hit("before_summary_commit")
+        async with self.rt.ledger.fenced(self.claim, durable=False) as conn:  # lost to a power cut: redone
+            segment = await summaries.store(conn, self.task_id, span, text, method, model, call,
+                                            turn_id=self.claim.turn_id)
+        self.rt.faults.hit("after_summary_commit")
+        self.rt.bus.publish("context_summarised", self.task_id, from_message=segment.from_message,
+                            to_message=segment.to_message)
+        return segment
+
+    async def _keep_task_summary(self, task: Any, checklist: list[dict[str, Any]]) -> None:
+        """Rewrite tasks.summary when its checklist or summaries moved it (before either exists the index's
+        title and goal already say all it would): one small commit per change, none per step."""
+        if not checklist and not self.history.segments:
+            return
+        digest = task_summary(task, checklist, self.history.segments)
+        if digest == (self._task_summary if self._task_summary is not None else (task.summary or "")):
+            return
+        async with self.rt.ledger.fenced(self.claim, durable=False) as conn:
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task.id).values(summary=digest))
+            await refresh_search_text(conn, task.id)
+        self._task_summary = digest
 
 
-NEWER = "SELECT * FROM messages WHERE task_id = :task_id AND id > :after ORDER BY id"
+def compact_result(result: Any, key: str, limit: int | None) -> str:
+    """A tool result as the history keeps it (a stand-in with a handle when it is long)."""
+    from ..context.budget import LARGE_OUTPUT_CHARS
 
-
-class History:
-    """A task's recent messages as OpenAI chat messages, kept up to date incrementally: each step
-    reads only the rows written since the last one (the ledger is the only writer)."""
-
-    def __init__(self, task_id: str, limit: int = HISTORY_LIMIT) -> None:
-        self.task_id = task_id
-        self.limit = limit
-        self.last_id = 0
-        self.messages: list[dict[str, Any]] = []
-
-    async def refresh(self, conn: AsyncConnection) -> list[dict[str, Any]]:
-        if self.last_id:
-            rows = await fetch(conn, NEWER, {"task_id": self.task_id, "after": self.last_id})
-        else:
-            query = select(s.messages).where(s.messages.c.task_id == self.task_id)
-            rows = list(reversed((await conn.execute(query.order_by(s.messages.c.id.desc()).limit(
-                self.limit))).all()))
-        if rows:
-            self.last_id = rows[-1].id
-            self.messages.extend(as_chat(rows))
-            del self.messages[:-self.limit]
-        return _drop_orphan_tool_results(list(self.messages))
-
-
-async def history(conn: AsyncConnection, task_id: str, limit: int = HISTORY_LIMIT) -> list[dict[str, Any]]:
-    """The task's messages as OpenAI chat messages, oldest first (the recent window, verbatim)."""
-    return await History(task_id, limit).refresh(conn)
-
-
-def as_chat(rows: list[Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for row in rows:
-        if row.role == "assistant":
-            message: dict[str, Any] = {"role": "assistant", "content": row.content}
-            calls = json.loads(row.tool_calls) if isinstance(row.tool_calls, str) else row.tool_calls
-            if calls:
-                message["tool_calls"] = [
-                    {"id": call_key(row.turn_id, row.step, seq), "type": "function",
-                     "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {},
-                                                                             ensure_ascii=False)}}
-                    for seq, c in enumerate(calls)]
-            out.append(message)
-        elif row.role == "tool":
-            out.append({"role": "tool", "tool_call_id": row.tool_call_id, "content": row.content or ""})
-        else:
-            out.append({"role": row.role, "content": row.content or ""})
-    return out
-
-
-def _drop_orphan_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A window that starts mid-step must not begin with tool results whose call fell outside it."""
-    while messages and messages[0]["role"] == "tool":
-        messages.pop(0)
-    return messages
-
-
-def dynamic_tail(task: Any, extra: list[str]) -> str:
-    """Always-in-view facts (E4): brief, and whatever the runtime adds (checklist, waits, changes)."""
-    parts = [f"Task: {task.title} ({task.kind}, status {task.status})"]
-    if task.brief:
-        parts.append(f"Brief:\n{task.brief}")
-    parts.extend(extra)
-    return "\n\n".join(parts)
+    return tool_message(result, key, limit or LARGE_OUTPUT_CHARS)

@@ -64,8 +64,9 @@ INSERT_STEP = "INSERT INTO steps (turn_id, step, epoch, decision, created_at) VA
 INSERT_MESSAGE = ("INSERT INTO messages (task_id, turn_id, step, role, content, tool_calls, tool_call_id, name, "
                   "created_at) VALUES (:task, :turn, :step, :role, :content, :calls, :call_id, :name, :at)")
 INSERT_MODEL_CALL = ("INSERT INTO model_calls (task_id, turn_id, step, purpose, model, prompt_tokens, "
-                     "completion_tokens, cached_tokens, cost, latency_ms, created_at) VALUES (:task, :turn, :step, "
-                     ":purpose, :model, :prompt_tokens, :completion_tokens, :cached_tokens, :cost, :latency_ms, :at)")
+                     "completion_tokens, cached_tokens, cache_write_tokens, cost, latency_ms, created_at) VALUES "
+                     "(:task, :turn, :step, :purpose, :model, :prompt_tokens, :completion_tokens, :cached_tokens, "
+                     ":cache_write_tokens, :cost, :latency_ms, :at)")
 UPSERT_STARTED = ("INSERT INTO tool_calls (id, turn_id, step, seq, name, arguments, status, idempotency_key, "
                   "executions, side_effect, epoch, started_at) VALUES (:id, :turn, :step, :seq, :name, :args, "
                   "'started', :id, 0, :side_effect, :epoch, :at) ON CONFLICT (id) DO UPDATE SET status = 'started', "
@@ -342,7 +343,8 @@ class Ledger:
             await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="assistant",
                                                  content=decision.get("content"), calls=_json(calls) if calls else None,
                                                  call_id=None, name=None, at=t))
-            await run(conn, INSERT_MODEL_CALL, dict(model_call, task=claim.task_id, turn=claim.turn_id, step=step, at=t))
+            await run(conn, INSERT_MODEL_CALL, dict({"cache_write_tokens": 0, **model_call}, task=claim.task_id,
+                                                     turn=claim.turn_id, step=step, at=t))
             for call in started:
                 await run(conn, UPSERT_STARTED, self._started_row(claim, step, call, t))
             if finish:

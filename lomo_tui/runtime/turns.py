@@ -9,7 +9,6 @@ with the same key, and a non-idempotent call that started without a result becom
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -49,7 +48,7 @@ class TurnRunner:
         self.rt = runtime
         self.claim = claim
         self.ledger = runtime.ledger
-        self.history = context.History(claim.task_id)
+        self.context = context.TurnContext(runtime, claim.task_id, claim)
         self._next_step: int | None = None  # known after the first step: no re-read of the turn per step
         self._steps = 0
         self._reading: list[str] = []  # the inbox messages the step being decided reads
@@ -201,13 +200,21 @@ class TurnRunner:
         async def on_token(text: str) -> None:
             self.rt.bus.publish(Notice.TOKEN, task.id, turn_id=self.claim.turn_id, text=text)
 
-        reply: ModelReply = await self.rt.model.complete(request, on_token=on_token)
+        try:
+            reply: ModelReply = await self.rt.model.complete(request, on_token=on_token)
+        except ModelError as exc:
+            if not exc.context_too_long:
+                raise
+            request, consumed, task = await self._request(force_summary=True)  # summarise, then one retry
+            reply = await self.rt.model.complete(request, on_token=on_token)
         decision = checked_decision(reply.to_decision())
+        decision["domains"] = request.hints["tool_domains"]  # what this step may call (E2)
         finish = not reply.tool_calls
         usage = reply.usage
         record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
                       prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                      cached_tokens=usage.cached_tokens, cost=usage.cost, latency_ms=reply.latency_ms)
+                      cached_tokens=usage.cached_tokens, cache_write_tokens=usage.cache_write_tokens,
+                      cost=usage.cost, latency_ms=reply.latency_ms)
         started = [] if finish else self._idempotent_calls(task, decision)
         ok = await self.ledger.commit_decision(self.claim, step, decision, consumed, record, finish=finish,
                                                started=started)
@@ -226,7 +233,7 @@ class TurnRunner:
     def _idempotent_calls(self, task: Any, decision: dict[str, Any]) -> list[StartedCall]:
         """The decision's calls whose `started` row can share the decision's commit (see Ledger.commit_decision):
         known, visible to this task, and idempotent."""
-        visible = self._visible(task)
+        visible = self._visible(task, decision)
         out = []
         for seq, call in enumerate(decision.get("tool_calls") or []):
             tool = self.rt.registry.get(call["name"])
@@ -234,13 +241,16 @@ class TurnRunner:
                 out.append(StartedCall(seq, tool.name, dict(call.get("arguments") or {}), tool.side_effect))
         return out
 
-    def _visible(self, task: Any) -> set[str]:
-        return {t.name for t in self.rt.tools_for(task)}
+    def _visible(self, task: Any, decision: dict[str, Any]) -> set[str]:
+        """The tools the step's prompt showed (its decision records their domains)."""
+        if "domains" not in decision:
+            return {t.name for t in self.rt.tools_for(task)}
+        return self.context.visible_names("main" if task.kind == "main" else task.kind, decision["domains"])
 
-    async def _request(self) -> tuple[ModelRequest, list[str], Any]:
+    async def _request(self, force_summary: bool = False) -> tuple[ModelRequest, list[str], Any]:
         async with self.rt.db.read() as conn:
             [task] = await fetch(conn, TASK, {"task_id": self.claim.task_id})
-            history = await self.history.refresh(conn)
+            await self.context.refresh(conn, task)
             pending = await self.rt.readable_inbox(conn, task, self.claim.turn_id)
             extra, hints = await self.rt.context_extras(conn, task, pending)
             # a task's planner gets the workspace paths of files the new messages name ("把海报_1.png" is
@@ -248,22 +258,20 @@ class TurnRunner:
             resolved = {} if task.kind == "main" else await resolve_files(conn, " ".join(m.text for m in pending))
             if getattr(self.rt.model, "wants_recorded_count", False):  # lomo/replay's cursor; count(*) scans
                 hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
-        tools = self.rt.tools_for(task)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt(task.kind, tools)}]
-        messages.extend(history)
-        messages.append({"role": "system", "content": context.dynamic_tail(task, extra)})
-        messages.extend({"role": "user", "content": m.text} for m in pending)
+        prompt = await self.context.build(task, extra, hints, [m.text for m in pending], force_summary=force_summary)
         hints.update(task_id=task.id, task_kind=task.kind, title=task.title, brief=task.brief,
-                     language=task.language, new_messages=[m.text for m in pending], resolved_files=resolved)
-        request = ModelRequest(messages=messages, tools=[t.schema() for t in tools],
-                               purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints)
+                     language=task.language, new_messages=[m.text for m in pending], resolved_files=resolved,
+                     tool_domains=sorted(prompt.domains))
+        request = ModelRequest(messages=prompt.messages, tools=prompt.tool_schemas(),
+                               purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints,
+                               breakpoints=prompt.breakpoints, tail_start=prompt.tail_start)
         return request, [m.id for m in pending], task
 
     async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any],
                          prestarted: frozenset[int] = frozenset()) -> str:
         planned = decision.get("tool_calls") or []
         last = len(planned) - 1
-        visible = self._visible(task)  # a tool a task cannot see never runs
+        visible = self._visible(task, decision)  # a tool the step did not show never runs
         finished_last = False
         failed = False
         deferred: list[Suspend] = []
@@ -362,7 +370,8 @@ class TurnRunner:
 
     async def _finish(self, step: int, seq: int, name: str, status: str, result: Any, *, ran: bool,
                       last: bool, durable: bool = True) -> None:
-        message = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+        message = context.compact_result(result, call_key(self.claim.turn_id, step, seq),
+                                         self.context.history.large_output_chars)
         await self.ledger.finish_call(self.claim, step, seq, status, result, ran=ran, last_in_step=last, name=name,
                                       tool_message=message, durable=durable)
         self.rt.bus.publish(Notice.TOOL_FINISHED, self.claim.task_id, turn_id=self.claim.turn_id, step=step, seq=seq,

@@ -344,3 +344,20 @@ workspaces = Table(
 # requested | cancelled | unsupported | kept_aside: how far a stop's cancellation reached the provider
 jobs.append_column(Column("cancel_state", String(16)))
 gates.append_column(Column("deadline", Float))  # when a pending gate expires by itself (None: never)
+
+# ---- context: history summaries, cache usage (0011) ------------------------------------------------------
+context_summaries = Table(  # appended summary segments of a task's history (E3); never rewritten
+    "context_summaries", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("from_message", Integer, nullable=False),  # first and last messages.id the segment covers
+    Column("to_message", Integer, nullable=False),
+    Column("messages", Integer, nullable=False),  # how many messages it covers
+    Column("text", Text, nullable=False),
+    Column("method", String(16), nullable=False),  # extractive | model
+    Column("model", String(120)),
+    Column("created_at", Float, nullable=False),
+    UniqueConstraint("task_id", "from_message", name="uq_context_summaries_span"),
+)
+Index("ix_context_summaries_task", context_summaries.c.task_id, context_summaries.c.to_message)
+model_calls.append_column(Column("cache_write_tokens", Integer, nullable=False, server_default="0"))

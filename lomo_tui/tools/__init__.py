@@ -5,7 +5,7 @@ from .registry import Registry, Suspend, Tool, ToolContext, ToolError
 
 
 def default_registry() -> Registry:
-    from . import core, flows, media, plan, tasks
+    from . import context, core, flows, media, plan, tasks
 
     reg = Registry()
     core.register(reg)
@@ -13,6 +13,7 @@ def default_registry() -> Registry:
     media.register(reg)
     plan.register(reg)
     tasks.register(reg)
+    context.register(reg)
     return reg
 
 

@@ -9,26 +9,55 @@ from ..governance.gates import open_gate
 from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
-INT_OR_NULL = {"type": ["integer", "null"]}
+PATH = {"type": "string", "description": "workspace path, relative to the workspace root (e.g. posters/a.md)"}
+BASE = {"type": ["integer", "null"], "description": "the version read_file returned (null for a new file); "
+        "refused with a conflict if the file changed since"}
+PATTERN = {"type": "string", "description": "glob over workspace paths, e.g. '*.md' or 'posters/*' (default '*')"}
+READ_CHARS = 6000  # read_file's default page: a larger file is cut and says so
+LIST_LIMIT = 100
+
+
+def _desc(text: str, kind: str = "string", **more: Any) -> dict[str, Any]:
+    return {"type": kind, "description": text, **more}
+
+
+def page_text(result: dict[str, Any], offset: int, limit: int | None) -> dict[str, Any]:
+    """Cut a read's content to [offset, offset+limit) and say where the rest is."""
+    content = result.get("content") or ""
+    limit = READ_CHARS if limit is None else max(1, int(limit))
+    offset = max(0, int(offset or 0))
+    if offset == 0 and len(content) <= limit:
+        return result
+    chunk = content[offset:offset + limit]
+    end = offset + len(chunk)
+    return dict(result, content=chunk, offset=offset, total_chars=len(content), truncated=end < len(content),
+                next_offset=end if end < len(content) else None)
 
 
 def register(reg: Registry) -> None:
-    @tool(reg, "read_file", "Read a workspace file; returns its content and version.", obj({"path": STR}, ["path"]),
+    @tool(reg, "read_file", f"Read a workspace file; returns its content and version. Long files come in pages of "
+          f"{READ_CHARS} characters: the result says truncated and next_offset.",
+          obj({"path": PATH, "offset": _desc("first character to return (default 0)", "integer"),
+               "limit": _desc(f"characters to return (default {READ_CHARS})", "integer")}, ["path"]),
           side_effect="read", idempotent=True)
-    async def read_file(ctx: ToolContext, path: str) -> dict[str, Any]:
-        return await ctx.runtime.workspace.read(path, ctx.task_id)
+    async def read_file(ctx: ToolContext, path: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+        return page_text(await ctx.runtime.workspace.read(path, ctx.task_id), offset, limit)
 
     @tool(reg, "write_file", "Create or fully rewrite a workspace file. base_version: the version you read "
           "(null for a new file); refused if the file changed since.",
-          obj({"path": STR, "content": STR, "base_version": INT_OR_NULL}, ["path", "content"]),
+          obj({"path": PATH, "content": _desc("the whole new text of the file"), "base_version": BASE},
+              ["path", "content"]),
           side_effect="write", idempotent=True)
     async def write_file(ctx: ToolContext, path: str, content: str, base_version: int | None = None) -> dict[str, Any]:
         return await ctx.runtime.workspace.write(path, content, base_version, ctx.task_id, ctx.key)
 
     @tool(reg, "edit_file", "Replace exact, unique snippets in a file: `old`/`new`, or `edits` "
           "[{old, new}, ...]; all apply or none.",
-          obj({"path": STR, "old": STR, "new": STR, "base_version": INT_OR_NULL,
-               "edits": {"type": "array", "items": obj({"old": STR, "new": STR}, ["old", "new"])}}, ["path"]),
+          obj({"path": PATH, "old": _desc("exact text to replace; must occur once"),
+               "new": _desc("the replacement text"), "base_version": BASE,
+               "edits": {"type": "array", "description": "several replacements, applied together",
+                         "items": obj({"old": _desc("exact text to replace; must occur once"),
+                                       "new": _desc("the replacement text")}, ["old", "new"])}}, ["path"]),
           side_effect="write", idempotent=True)
     async def edit_file(ctx: ToolContext, path: str, old: str | None = None, new: str | None = None,
                         base_version: int | None = None, edits: list[dict[str, str]] | None = None) -> dict[str, Any]:
@@ -41,20 +70,22 @@ def register(reg: Registry) -> None:
 
     @tool(reg, "append_file", "Append text to a workspace file (notes, logs). Not idempotent: after an "
           "interruption, check the file before appending again.",
-          obj({"path": STR, "text": STR}, ["path", "text"]), side_effect="write", idempotent=False)
+          obj({"path": PATH, "text": _desc("text to add at the end of the file")}, ["path", "text"]),
+          side_effect="write", idempotent=False)
     async def append_file(ctx: ToolContext, path: str, text: str) -> dict[str, Any]:
         return await ctx.runtime.workspace.append(path, text, ctx.task_id, ctx.key)
 
     @tool(reg, "search_files", "Find text in the workspace's text files (case-insensitive); optional glob "
           "pattern. Returns up to 50 matching lines with their file and line number.",
-          obj({"query": STR, "pattern": STR}, ["query"]), side_effect="read", idempotent=True)
+          obj({"query": _desc("text to find (case-insensitive)"), "pattern": PATTERN}, ["query"]),
+          side_effect="read", idempotent=True)
     async def search_files(ctx: ToolContext, query: str, pattern: str = "*") -> dict[str, Any]:
         if not query.strip():
             raise ToolError("say what to look for")
         return {"matches": await ctx.runtime.workspace.search(query, pattern)}
 
     @tool(reg, "delete_file", "Delete a workspace file. Irreversible: the creator is always asked first.",
-          obj({"path": STR}, ["path"]), side_effect="irreversible", idempotent=True)
+          obj({"path": PATH}, ["path"]), side_effect="irreversible", idempotent=True)
     async def delete_file(ctx: ToolContext, path: str) -> Any:
         workspace = ctx.runtime.workspace
         target, rel = workspace.resolve(path)
@@ -72,16 +103,33 @@ def register(reg: Registry) -> None:
             raise ToolError(f"the creator kept {rel}; do not delete it")
         return await workspace.delete(rel, ctx.task_id)
 
-    @tool(reg, "list_files", "List workspace files (optional glob pattern) with kind and version.",
-          obj({"pattern": STR}, []), side_effect="read", idempotent=True)
-    async def list_files(ctx: ToolContext, pattern: str = "*") -> dict[str, Any]:
-        return {"files": await ctx.runtime.workspace.list(pattern)}
+    @tool(reg, "list_files", f"List workspace files (optional glob pattern) with kind and version, "
+          f"{LIST_LIMIT} at a time: the result says truncated and next_offset.",
+          obj({"pattern": PATTERN, "offset": _desc("how many matching files to skip (default 0)", "integer"),
+               "limit": _desc(f"files to return (default {LIST_LIMIT})", "integer")}, []),
+          side_effect="read", idempotent=True)
+    async def list_files(ctx: ToolContext, pattern: str = "*", offset: int = 0, limit: int = LIST_LIMIT
+                         ) -> dict[str, Any]:
+        files = await ctx.runtime.workspace.list(pattern)
+        offset, limit = max(0, int(offset or 0)), max(1, int(limit or LIST_LIMIT))
+        page = files[offset:offset + limit]
+        result: dict[str, Any] = {"files": page}
+        if offset or len(files) > offset + limit:
+            end = offset + len(page)
+            result.update(offset=offset, total=len(files), truncated=end < len(files),
+                          next_offset=end if end < len(files) else None)
+        return result
 
     @tool(reg, "ask_user", "Ask the creator a question with options; the task waits for the answer. "
           "deadline_minutes: stop waiting after this long, going on with the option if_unanswered names "
           "(or with no answer).",
-          obj({"question": STR, "options": {"type": "array", "items": STR},
-               "deadline_minutes": {"type": "number", "exclusiveMinimum": 0}, "if_unanswered": STR}, ["question"]),
+          obj({"question": _desc("the question, in the creator's language"),
+               "options": {"type": "array", "items": STR,
+                           "description": "the answers to choose from (default Yes / No)"},
+               "deadline_minutes": {"type": "number", "exclusiveMinimum": 0,
+                                    "description": "minutes to wait for an answer before going on without one"},
+               "if_unanswered": _desc("the option to go on with when the deadline passes (one of options)")},
+              ["question"]),
           side_effect="gate", idempotent=True, kinds=("main", "lightweight", "persistent"))
     async def ask_user(ctx: ToolContext, question: str, options: list[str] | None = None,
                        deadline_minutes: float | None = None, if_unanswered: str | None = None) -> Any:

@@ -8,6 +8,7 @@ from ..workspace.flows import Node, changed_nodes, dump_flow, merge_node_edits, 
 from .registry import Registry, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
+FLOW = {"type": "string", "description": "workspace path of the flow file"}
 
 
 async def _flow_at(ctx: ToolContext, path: str, version: int) -> Any:
@@ -19,7 +20,7 @@ async def _flow_at(ctx: ToolContext, path: str, version: int) -> Any:
 
 def register(reg: Registry) -> None:
     @tool(reg, "read_flow", "Read a flow (node graph): summary, nodes, and what changed since you last read it.",
-          obj({"path": STR}, ["path"]), side_effect="read", idempotent=True, domain="flows")
+          obj({"path": FLOW}, ["path"]), side_effect="read", idempotent=True, domain="flows")
     async def read_flow(ctx: ToolContext, path: str) -> dict[str, Any]:
         workspace = ctx.runtime.workspace
         previous = await workspace.last_read(path, ctx.task_id)
@@ -34,7 +35,8 @@ def register(reg: Registry) -> None:
         return result
 
     @tool(reg, "read_flow_node", "Read one node of a flow with its params.",
-          obj({"path": STR, "node_id": STR}, ["path", "node_id"]), side_effect="read", idempotent=True,
+          obj({"path": FLOW, "node_id": {"type": "string", "description": "the node's id (from read_flow)"}},
+              ["path", "node_id"]), side_effect="read", idempotent=True,
           domain="flows")
     async def read_flow_node(ctx: ToolContext, path: str, node_id: str) -> dict[str, Any]:
         read = await ctx.runtime.workspace.read(path, ctx.task_id)
@@ -46,7 +48,9 @@ def register(reg: Registry) -> None:
     @tool(reg, "edit_flow_nodes", "Edit flow nodes against the version you read: edits maps node id to a params "
           "patch (object), a whole node (with id and type), or null to remove it. Nodes the creator changed since "
           "are refused; other edits apply on the latest version.",
-          obj({"path": STR, "edits": {"type": "object"}, "base_version": {"type": "integer"}},
+          obj({"path": FLOW, "edits": {"type": "object", "description": "node id → params patch, whole node, or "
+                                                                    "null to remove"},
+               "base_version": {"type": "integer", "description": "the version read_flow returned"}},
               ["path", "edits", "base_version"]), side_effect="write", idempotent=True, domain="flows")
     async def edit_flow_nodes(ctx: ToolContext, path: str, edits: dict[str, Any], base_version: int) -> dict[str, Any]:
         workspace = ctx.runtime.workspace

@@ -21,6 +21,14 @@ from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_erro
 
 STR = {"type": "string"}
 INPUTS = {"type": "array", "items": STR, "description": "workspace paths of input images"}
+PROMPT = {"type": "string", "description": "what to make: subject, style, colours, composition"}
+SIZE = {"type": "string", "description": "square, portrait, landscape, poster, wide, or WxH (64–2048)"}
+SEED = {"type": "integer", "description": "a fixed seed to reproduce a result (optional)"}
+
+
+def _seconds(default: float, most: float) -> dict:
+    return {"type": "number", "description": f"length in seconds (default {default:g}, at most {most:g})"}
+
 STEP = {"type": "string", "description": "the checklist step (id or number) this result completes"}
 SIZES = {"square": (768, 768), "portrait": (640, 896), "landscape": (896, 640), "poster": (640, 896),
          "wide": (1024, 576)}
@@ -186,7 +194,7 @@ def outcome(job: Any) -> Any:
 
 def register(reg: Registry) -> None:
     @tool(reg, "generate_image", "Generate an image into the workspace (paid; quoted first).",
-          obj({"prompt": STR, "size": STR, "inputs": INPUTS, "seed": {"type": "integer"}, "step": STEP}, ["prompt"]),
+          obj({"prompt": PROMPT, "size": SIZE, "inputs": INPUTS, "seed": SEED, "step": STEP}, ["prompt"]),
           side_effect="paid", idempotent=True, domain="images")
     async def generate_image(ctx: ToolContext, prompt: str, size: str | None = None, inputs: list[str] | None = None,
                              seed: int | None = None, step: str | None = None) -> Any:
@@ -196,7 +204,7 @@ def register(reg: Registry) -> None:
         return await generate(ctx, "image", prompt, params, step)
 
     @tool(reg, "generate_video", "Generate a short clip (paid; quoted first); inputs: a source image.",
-          obj({"prompt": STR, "seconds": {"type": "number"}, "inputs": INPUTS, "step": STEP}, ["prompt"]),
+          obj({"prompt": PROMPT, "seconds": _seconds(5, 60), "inputs": INPUTS, "step": STEP}, ["prompt"]),
           side_effect="paid", idempotent=True, domain="video")
     async def generate_video(ctx: ToolContext, prompt: str, seconds: float | None = None,
                              inputs: list[str] | None = None, step: str | None = None) -> Any:
@@ -208,12 +216,12 @@ def register(reg: Registry) -> None:
         return await generate(ctx, "video", prompt, params, step)
 
     @tool(reg, "generate_3d", "Generate a 3D mesh (glTF) into the workspace (paid; quoted first).",
-          obj({"prompt": STR, "step": STEP}, ["prompt"]), side_effect="paid", idempotent=True, domain="3d")
+          obj({"prompt": PROMPT, "step": STEP}, ["prompt"]), side_effect="paid", idempotent=True, domain="3d")
     async def generate_3d(ctx: ToolContext, prompt: str, step: str | None = None) -> Any:
         return await generate(ctx, "3d", prompt, {}, step)
 
     @tool(reg, "generate_audio", "Generate audio (WAV) into the workspace (paid; quoted first).",
-          obj({"prompt": STR, "seconds": {"type": "number"}, "step": STEP}, ["prompt"]), side_effect="paid",
+          obj({"prompt": PROMPT, "seconds": _seconds(3, 120), "step": STEP}, ["prompt"]), side_effect="paid",
           idempotent=True, domain="audio")
     async def generate_audio(ctx: ToolContext, prompt: str, seconds: float | None = None, step: str | None = None
                              ) -> Any:

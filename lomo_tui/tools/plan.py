@@ -15,8 +15,12 @@ from .registry import Registry, ToolContext, ToolError, obj, tool
 STR = {"type": "string"}
 PAID = {"generate_image": "image", "generate_video": "video", "generate_3d": "3d", "generate_audio": "audio"}
 CHARGED_JOBS = ("submitting", "queued", "running", "done", "unknown")  # ordered and not refunded
-STEP = obj({"id": STR, "title": STR, "tool": STR, "args": {"type": "object"},
-            "needs_confirmation": {"type": "boolean"}}, ["title"])
+STEP = obj({"id": {"type": "string", "description": "an existing step's id, to keep it and its artifacts"},
+            "title": {"type": "string", "description": "what the step does, in the creator's language"},
+            "tool": {"type": "string", "description": "the tool that does it (e.g. generate_image), if one does"},
+            "args": {"type": "object", "description": "that tool's arguments, so the step can be quoted"},
+            "needs_confirmation": {"type": "boolean", "description": "true when the creator must review it"}},
+           ["title"])
 
 
 def quotes(steps: list[dict[str, Any]]) -> list[float]:
@@ -74,7 +78,8 @@ async def supersede_plan_gates(conn: Any, task_id: str, keep: str) -> None:
 def register(reg: Registry) -> None:
     @tool(reg, "update_plan", "Write or revise the task's brief and checklist. Keep a step's id to keep its "
           "artifacts; paid steps should name their tool and args so the plan can be quoted.",
-          obj({"brief": STR, "steps": {"type": "array", "items": STEP}}, []),
+          obj({"brief": {"type": "string", "description": "the whole brief: goal, constraints, direction"},
+               "steps": {"type": "array", "items": STEP, "description": "the whole checklist, in order"}}, []),
           side_effect="write", idempotent=True)
     async def update_plan(ctx: ToolContext, brief: str | None = None, steps: list[dict[str, Any]] | None = None
                           ) -> dict[str, Any]:
@@ -118,7 +123,10 @@ def register(reg: Registry) -> None:
 
     @tool(reg, "complete_step", "Mark a checklist step done, with the evidence (what was made or checked) and the "
           "workspace files that show it.",
-          obj({"step": STR, "evidence": STR, "artifacts": {"type": "array", "items": STR}}, ["step", "evidence"]),
+          obj({"step": {"type": "string", "description": "the step's id or number"},
+               "evidence": {"type": "string", "description": "what was made or checked that shows it is done"},
+               "artifacts": {"type": "array", "items": STR, "description": "workspace paths that show it"}},
+              ["step", "evidence"]),
           side_effect="write", idempotent=True, kinds=("persistent",))
     async def complete_step(ctx: ToolContext, step: str, evidence: str, artifacts: list[str] | None = None
                             ) -> dict[str, Any]:

@@ -135,8 +135,14 @@ def register(reg: Registry) -> None:
           "persistent (a goal with a brief and checklist). title/goal in the creator's language. A persistent "
           "task that looks like an existing one makes the creator choose, unless force is true (use it only "
           "when the creator already said they want a new task).",
-          obj({"title": STR, "kind": {"type": "string", "enum": list(KINDS)}, "goal": STR, "brief": STR,
-               "language": STR, "force": {"type": "boolean"}}, ["title", "kind"]),
+          obj({"title": {"type": "string", "description": "a short name for the task, in the creator's language"},
+               "kind": {"type": "string", "enum": list(KINDS),
+                        "description": "lightweight: a one-shot; persistent: a goal with a brief and checklist"},
+               "goal": {"type": "string", "description": "what the creator wants in the end, in their words"},
+               "brief": {"type": "string", "description": "constraints and direction so far (optional)"},
+               "language": {"type": "string", "description": "the creator's language code, e.g. en, zh, ja"},
+               "force": {"type": "boolean", "description": "create even if a similar task exists (only when "
+                         "the creator said they want a new one)"}}, ["title", "kind"]),
           side_effect="control", idempotent=True, kinds=MAIN, ends_turn=True)
     async def create_task(ctx: ToolContext, title: str, kind: str, goal: str = "", brief: str = "",
                           language: str = "", force: bool = False) -> Any:
@@ -169,7 +175,9 @@ def register(reg: Registry) -> None:
 
     @tool(reg, "send_to_task", "Hand the creator's message to an existing task (a follow-up). An archived, "
           "stopped or unknown task makes the creator choose: resume it, start a new task, or cancel.",
-          obj({"task_id": STR, "note": STR}, ["task_id"]),
+          obj({"task_id": {"type": "string", "description": "the id of the task the message belongs to"},
+               "note": {"type": "string", "description": "why it goes there (optional, shown to the creator)"}},
+              ["task_id"]),
           side_effect="control", idempotent=True, kinds=MAIN, ends_turn=True)
     async def send_to_task(ctx: ToolContext, task_id: str, note: str = "") -> Any:
         rows = await consumed(ctx)
@@ -211,9 +219,12 @@ def register(reg: Registry) -> None:
           "clearly does). Lists the candidate tasks and “a new task”; the message is delivered as they choose "
           "and the choice is remembered for similar messages. missing_files: workspace files the message refers "
           "to that do not exist (A8) — the card then says so and offers to cancel.",
-          obj({"task_ids": {"type": "array", "items": STR}, "question": STR, "new_title": STR,
-               "new_kind": {"type": "string", "enum": list(KINDS)},
-               "missing_files": {"type": "array", "items": STR}}, ["task_ids"]),
+          obj({"task_ids": {"type": "array", "items": STR, "description": "the candidate tasks' ids"},
+               "question": {"type": "string", "description": "the question to show (optional)"},
+               "new_title": {"type": "string", "description": "the title a new task would get"},
+               "new_kind": {"type": "string", "enum": list(KINDS), "description": "the kind a new task would be"},
+               "missing_files": {"type": "array", "items": STR,
+                                 "description": "files the message names that do not exist"}}, ["task_ids"]),
           side_effect="gate", idempotent=True, kinds=MAIN, ends_turn=True)
     async def clarify(ctx: ToolContext, task_ids: list[str], question: str = "", new_title: str = "",
                       new_kind: str = "persistent", missing_files: list[str] | None = None) -> Any:
