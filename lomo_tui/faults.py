@@ -9,7 +9,7 @@ from .errors import LomoError
 
 POINTS = frozenset(
     {"after_decision_commit", "after_tool_started", "after_tool_effect", "after_tool_done", "after_gen_submit",
-     "before_wakeup"}
+     "before_wakeup", "after_forget_commit"}
 )
 ACTIONS = frozenset({"crash", "stop", "drop"})
 

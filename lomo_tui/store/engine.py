@@ -364,6 +364,7 @@ def _sqlite_engine(url: str, busy_ms: int) -> Engine:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: forgotten memories leave no trace (F4)
         cursor.close()
 
     return engine

@@ -11,7 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from .engine import Database
 
-HEAD = "0008"
+HEAD = "0012"
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
