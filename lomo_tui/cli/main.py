@@ -12,8 +12,9 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..errors import LomoError
+from . import memory as memory_cli
 
-COMMANDS = ("worker", "inspect", "task", "gates", "approve", "reject", "send", "withdraw")
+COMMANDS = ("worker", "inspect", "task", "gates", "approve", "reject", "send", "withdraw", "memory")
 
 
 def _global(parser: argparse.ArgumentParser, top: bool = False) -> None:
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("withdraw", "withdraw (or replace) a message not yet read by its task")
     p.add_argument("message_id")
     p.add_argument("--replace", metavar="TEXT", default=None)
+    memory_cli.add_parser(add, _global)
     return parser
 
 
@@ -120,7 +122,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
         return run_app(settings)
     handler = {"worker": worker, "inspect": inspect, "task": task_command, "gates": gates, "approve": resolve,
-               "reject": resolve, "send": send, "withdraw": withdraw}[args.command]
+               "reject": resolve, "send": send, "withdraw": withdraw, "memory": memory_cli.run}[args.command]
     return asyncio.run(handler(settings, args))
 
 

@@ -27,7 +27,17 @@ RemoteExtractor = Callable[[list[dict[str, str]]], Awaitable[Any]]  # evidence â
 async def record_creator_message(db: Any, message_id: str, task_id: str | None, message: str, *,
                                  extractor: RemoteExtractor | None = None) -> dict[str, Any]:
     """The runtime calls this for each message the creator sends (never for tool output or replies).
-    Returns {"evidence": id, "versions": [touched], "forget": forget id or None, "gate": gate id or None}."""
+    Returns {"evidence": id, "versions": [touched], "forget": forget id or None, "gate": gate id or None}.
+    Never raises: memory must not stop a message reaching its task (F5)."""
+    try:
+        return await _record(db, message_id, task_id, message, extractor)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("memory could not keep message %s (%s)", message_id, type(exc).__name__)
+        return {"evidence": None, "versions": [], "forget": None, "gate": None}
+
+
+async def _record(db: Any, message_id: str, task_id: str | None, message: str,
+                  extractor: RemoteExtractor | None) -> dict[str, Any]:
     query = forget_query(message)
     async with db.write() as conn:
         await store.record_evidence(conn, message_id, task_id, message, language=detect_language(message))
