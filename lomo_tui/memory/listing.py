@@ -19,11 +19,12 @@ async def memory_rows(conn: Any, *, every_version: bool = False, memory_id: str 
         query = query.where(s.memory_versions.c.memory_id == memory_id)
     rows = (await conn.execute(query.order_by(s.memory_versions.c.created_at, s.memory_versions.c.version))).all()
     links: dict[str, list[dict[str, str]]] = {}
+    rank = {"origin": 0, "refine": 1, "confirm": 2}
     ids = [r.id for r in rows]
     for n in range(0, len(ids), 500):
-        for link in (await conn.execute(select(s.memory_evidence_links).where(
-                s.memory_evidence_links.c.version_id.in_(ids[n:n + 500])).order_by(
-                s.memory_evidence_links.c.created_at))).all():
+        found = (await conn.execute(select(s.memory_evidence_links).where(
+            s.memory_evidence_links.c.version_id.in_(ids[n:n + 500])))).all()
+        for link in sorted(found, key=lambda r: (r.created_at, rank.get(r.role, 3), r.evidence_id)):
             links.setdefault(link.version_id, []).append({"message_id": link.evidence_id, "role": link.role})
     return [{"id": r.memory_id, "version": r.version, "status": r.status, "kind": r.kind, "scope": r.scope,
              "scope_ref": r.scope_ref, "text": r.text if r.status != "forgotten" else "", "stated": bool(r.stated),
