@@ -18,9 +18,10 @@ from typing import Any, Iterable
 
 from sqlalchemy import insert, or_, select, text
 
-from ..models.nlu.matching import fts_query, keywords
+from ..models.nlu.matching import keywords
 from ..router.index import dialect_name
 from ..store import schema as s
+from ..store.engine import fetch
 from . import store
 
 log = logging.getLogger("lomo.memory")
@@ -29,6 +30,7 @@ RECALL_LIMIT = 5
 RECALL_TIMEOUT = 0.25  # seconds; a slower recall is skipped for this step
 QUERY_KEYWORDS = 16
 CANDIDATES = 40
+COMMON_DOCS = 100  # a word in more memories than this does not help choose among them
 
 
 @dataclass(frozen=True)
@@ -75,14 +77,19 @@ async def recall_for_step(db: Any, task_id: str, query: str, limit: int = RECALL
     return []
 
 
+COLUMNS = ("v.id AS id, v.memory_id AS memory_id, v.version AS version, v.text AS text, v.search_text AS search_text, "
+           "m.kind AS kind, m.scope AS scope, m.scope_ref AS scope_ref, m.stated AS stated")
+OWN_SQL = (f"SELECT {COLUMNS} FROM memories m JOIN memory_versions v ON v.memory_id = m.id "
+           "WHERE m.scope_ref = :task AND v.status = 'active' ORDER BY v.created_at DESC LIMIT :n")
+COUNT_SQL = "SELECT count(*) AS n FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :t LIMIT :cap) AS hits"
+RANK_SQL = "SELECT version_id, rank FROM memory_fts WHERE memory_fts MATCH :q ORDER BY rank LIMIT :n"
+
+
 async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL_LIMIT) -> list[Recalled]:
-    """The recall itself, inside a read transaction."""
+    """The recall itself, inside a read transaction (plain SQL: it runs on every step)."""
     if limit <= 0:
         return []
-    own = (await conn.execute(_columns().where(
-        s.memory_versions.c.status == "active", s.memories.c.scope != "creator",
-        s.memories.c.scope_ref == task_id).order_by(s.memory_versions.c.created_at.desc()).limit(limit))).all() \
-        if task_id else []
+    own = await fetch(conn, OWN_SQL, {"task": task_id, "n": limit}) if task_id else []
     out = {r.id: _recalled(r, 1.0) for r in own}
     words = keywords(query)[:QUERY_KEYWORDS]
     if words and len(out) < limit:
@@ -92,6 +99,24 @@ async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL
             if len(out) >= limit:
                 break
     return list(out.values())[:limit]
+
+
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+async def _telling(conn: Any, words: list[str]) -> list[str]:
+    """WORDS less those held by more than COMMON_DOCS memories (they tell none apart and make ranking slow);
+    the rarest one stays when all are common."""
+    counts = {}
+    for word in dict.fromkeys(words):  # counting a term's doclist (capped) is cheap; ranking it is not
+        n = (await fetch(conn, COUNT_SQL, {"t": _quoted(word), "cap": COMMON_DOCS + 1}))[0].n
+        if n:
+            counts[word] = n
+    if not counts:
+        return []
+    kept = [w for w, n in counts.items() if n <= COMMON_DOCS]
+    return kept or [min(counts, key=counts.__getitem__)]
 
 
 def _columns() -> Any:
@@ -113,17 +138,20 @@ def _in_scope(task_id: str | None) -> Any:
 
 async def _search(conn: Any, task_id: str | None, words: list[str], limit: int) -> list[tuple[Any, float]]:
     if dialect_name(conn) == "sqlite":
-        q = fts_query(" ".join(words))
-        if not q:
+        telling = await _telling(conn, words)
+        if not telling:
             return []
-        rows = (await conn.execute(text(
-            "SELECT v.id, v.memory_id, v.version, v.text, v.search_text, m.kind, m.scope, m.scope_ref, m.stated, "
-            "bm25(memory_fts) AS rank FROM memory_fts JOIN memory_versions v ON v.id = memory_fts.version_id "
-            "JOIN memories m ON m.id = v.memory_id WHERE memory_fts MATCH :q AND v.status = 'active' "
-            "AND (m.scope = 'creator' OR m.scope_ref = :task) ORDER BY rank LIMIT :n"),
-            {"q": q, "task": task_id or "", "n": limit})).all()
-        best = min((r.rank for r in rows), default=-1.0) or -1.0
-        return [(r, r.rank / best if best < 0 else 0.0) for r in rows]
+        # the index holds active versions only: rank there first (FTS5 stops at the limit), then join the few
+        hits = await fetch(conn, RANK_SQL, {"q": " OR ".join(_quoted(w) for w in telling), "n": limit})
+        if not hits:
+            return []
+        rank = {h.version_id: h.rank for h in hits}
+        marks = ", ".join(f":v{i}" for i in range(len(rank)))
+        rows = await fetch(conn, f"SELECT {COLUMNS} FROM memory_versions v JOIN memories m ON m.id = v.memory_id "
+                                 f"WHERE v.id IN ({marks})", {f"v{i}": v for i, v in enumerate(rank)})
+        best = min(rank.values()) or -1.0
+        scoped = [r for r in rows if r.scope == "creator" or (task_id and r.scope_ref == task_id)]
+        return sorted(((r, rank[r.id] / best if best < 0 else 0.0) for r in scoped), key=lambda x: -x[1])
     terms = [w for w in words if len(w) > 1][:8] or words[:8]
     escaped = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in terms]
     rows = (await conn.execute(_columns().where(

@@ -66,7 +66,7 @@ async def match_existing(conn: Any, candidate: Candidate, task_id: str | None) -
     """The active memory a refinement, change or confirmation speaks about: same topic, most shared words."""
     words = set(keywords(candidate.text))
     best, best_score = None, -1.0
-    for row in await active_versions(conn):
+    for row in await active_versions(conn, topic=candidate.topic or None):
         if not row.stated or (row.scope != "creator" and row.scope_ref != task_id):
             continue
         shared = len(words & set((row.search_text or "").split()))
@@ -104,7 +104,7 @@ async def add_version(conn: Any, memory_id: str, body: str, links: list[tuple[st
     keys = search_text(body)
     await conn.execute(insert(s.memory_versions).values(
         id=version_id, memory_id=memory_id, version=number, status="active", text=body, search_text=keys,
-        valid_from=t, created_at=t))
+        fingerprint=fingerprint(body), valid_from=t, created_at=t))
     for evidence_id, role in dict.fromkeys(links):
         await link(conn, version_id, evidence_id, role, t)
         await derive(conn, "version", version_id, "evidence", evidence_id, t)
@@ -177,11 +177,10 @@ async def apply(conn: Any, candidate: Candidate, *, task_id: str | None, evidenc
 
 
 async def _same_statement(conn: Any, candidate: Candidate) -> Any:
-    mark = candidate.fingerprint
-    for row in await active_versions(conn, topic=candidate.topic):
-        if bool(row.stated) == candidate.stated and fingerprint(row.text) == mark:
-            return row
-    return None
+    return (await conn.execute(select(s.memory_versions).join(
+        s.memories, s.memories.c.id == s.memory_versions.c.memory_id).where(
+        s.memory_versions.c.fingerprint == candidate.fingerprint, s.memory_versions.c.status == "active",
+        s.memories.c.stated.is_(candidate.stated)))).first()
 
 
 async def links_of(conn: Any, version_id: str) -> list[Any]:
@@ -205,7 +204,10 @@ def render_profile(entries: list[Any]) -> str:
 async def refresh_profile(conn: Any, *, force: bool = False) -> int | None:
     """A new profile version when the stated creator-wide memories it shows changed (or FORCE). Returns the new
     version number, or None when the current one still holds."""
-    entries = [r for r in await active_versions(conn) if r.stated and r.scope == "creator"][:PROFILE_ENTRIES]
+    entries = (await conn.execute(select(s.memory_versions.c.id, s.memory_versions.c.text, s.memories.c.kind).join(
+        s.memories, s.memories.c.id == s.memory_versions.c.memory_id).where(
+        s.memory_versions.c.status == "active", s.memories.c.stated.is_(True), s.memories.c.scope == "creator").order_by(
+        s.memory_versions.c.created_at.desc()).limit(PROFILE_ENTRIES))).all()
     current = await current_profile(conn)
     ids = sorted(e.id for e in entries)
     if current is not None and not force:
@@ -300,7 +302,7 @@ async def blank_versions(conn: Any, ids: Iterable[str], at: float) -> None:
     if not ids:
         return
     await conn.execute(update(s.memory_versions).where(s.memory_versions.c.id.in_(ids)).values(
-        status="forgotten", text="", search_text="", forgotten_at=at))
+        status="forgotten", text="", search_text="", fingerprint="", forgotten_at=at))
     await unindex_versions(conn, ids)
 
 

@@ -356,6 +356,7 @@ memories = Table(
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
 )
+Index("ix_memories_scope_ref", memories.c.scope_ref)
 
 memory_versions = Table(
     "memory_versions", metadata,
@@ -365,13 +366,15 @@ memory_versions = Table(
     Column("status", String(16), nullable=False),  # active | superseded | forgotten
     Column("text", Text, nullable=False),  # blanked when forgotten
     Column("search_text", Text, nullable=False, server_default=""),  # keywords (FTS on SQLite), blanked too
+    Column("fingerprint", String(32), nullable=False, server_default=""),  # what it says (extract.fingerprint)
     Column("valid_from", Float, nullable=False),
     Column("valid_to", Float),
     Column("created_at", Float, nullable=False),
     Column("forgotten_at", Float),
     UniqueConstraint("memory_id", "version", name="uq_memory_versions"),
 )
-Index("ix_memory_versions_status", memory_versions.c.status)
+Index("ix_memory_versions_memory", memory_versions.c.memory_id)
+Index("ix_memory_versions_fingerprint", memory_versions.c.fingerprint)
 
 memory_evidence_links = Table(
     "memory_evidence_links", metadata,
