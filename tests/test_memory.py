@@ -482,3 +482,20 @@ def test_any_conversation_forgets_completely_and_touches_nothing_else(script: li
 def test_the_local_extractor_reads_each_sentence_on_its_own() -> None:
     found = extract_local("I usually like low-saturation palettes. This time try a saturated red! 我一直用宋體字。")
     assert [c.text for c in found] == ["I usually like low-saturation palettes.", "我一直用宋體字。"]
+
+
+async def test_recall_and_forgetting_work_on_postgres(pg_lomo: LomoEnv) -> None:
+    rt = Runtime(pg_lomo.settings(model="lomo/local"))
+    await rt.open()
+    m = Mind(rt)
+    try:
+        await m.say("I always use a serif font.")
+        await m.say("I usually like low-saturation palettes.")
+        recalled = await memory.recall_for_step(m.db, "main", "which font for the poster")
+        assert [r.text for r in recalled] == ["I always use a serif font."]
+        await memory.forget(m.db, memory_ids=[recalled[0].id])
+        assert await memory.recall_for_step(m.db, "main", "which font for the poster") == []
+        assert "serif" not in await memory.profile_snapshot(m.db)
+        assert [r["text"] for r in await m.active()] == ["I usually like low-saturation palettes."]
+    finally:
+        await rt.close()
