@@ -418,6 +418,9 @@ async def test_a_stream_forget_waits_for_the_irreversible_gate(mind: Mind) -> No
     await mind.rt.resolve_gate(gate.id, approve=True, option=1, by="creator:test")
     assert [r["text"] for r in await mind.active()] == ["I always use a serif font."]
     await assert_nowhere(mind, "low-saturation")
+    async with mind.db.read() as conn:  # the answered card no longer quotes what was forgotten
+        gate = (await conn.execute(select(s.gates))).one()
+    assert gate.status == "approved" and "low-saturation" not in str(gate.options)
 
 
 async def test_a_rejected_forget_gate_forgets_nothing(mind: Mind) -> None:

@@ -266,6 +266,7 @@ async def _propagate(conn: Any, request: dict[str, Any], result: dict[str, Any],
     if versions:
         await conn.execute(update(s.memory_context_uses).where(s.memory_context_uses.c.version_id.in_(versions)).values(
             excluded=True))
+    await _redact_gate(conn, forget_id, result.get("memories", []))
     if dialect_name(conn) == "sqlite":  # merge the index so no old segment still holds the forgotten terms
         await conn.execute(text("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')"))
     await conn.execute(insert(s.events).values(type="memory_forgotten", at=t, data={
@@ -274,6 +275,19 @@ async def _propagate(conn: Any, request: dict[str, Any], result: dict[str, Any],
 
 
 # ---- helpers ----------------------------------------------------------------------------------------------------
+async def _redact_gate(conn: Any, forget_id: str, memory_ids: list[str]) -> None:
+    """The gate that asked listed what would go: once it is gone, the card names ids only."""
+    gate_id = (await conn.execute(select(s.memory_forgets.c.gate_id).where(
+        s.memory_forgets.c.id == forget_id))).scalar()
+    if not gate_id:
+        return
+    options = (await conn.execute(select(s.gates.c.options).where(s.gates.c.id == gate_id))).scalar() or []
+    redacted = [dict(o, consequence=f"forgotten: {', '.join(memory_ids)}") if n == 0 else dict(o)
+                for n, o in enumerate(options)]
+    await conn.execute(update(s.gates).where(s.gates.c.id == gate_id).values(options=redacted))
+
+
+
 async def _versions_on(conn: Any, evidence_ids: list[str], roles: tuple[str, ...]) -> list[Any]:
     if not evidence_ids:
         return []
