@@ -222,6 +222,22 @@ async def test_failed_extraction_is_retried_later_and_the_message_still_arrives(
     assert [r["text"] for r in await mind.active()] == ["I usually like low-saturation palettes."]
 
 
+async def test_a_withdrawn_message_is_taken_back_from_memory(mind: Mind) -> None:
+    message_id = await mind.say("I always prefer narwhalpink colours.")
+    await mind.say("I always use a serif font.")
+    await mind.rt.ledger.withdraw(message_id)
+    await mind.rt.sweep()
+    assert [r["text"] for r in await mind.active()] == ["I always use a serif font."]
+    await assert_nowhere(mind, "narwhalpink")
+    other = await mind.say("I usually like walruscyan tones.")
+    replacement = await mind.rt.ledger.withdraw(other, "I usually like muted sage tones.")
+    await mind.rt.sweep()
+    rows = await mind.active()
+    assert sorted(r["text"] for r in rows) == ["I always use a serif font.", "I usually like muted sage tones."]
+    assert {"message_id": replacement, "role": "origin"} in [e for r in rows for e in r["evidence"]]
+    await assert_nowhere(mind, "walruscyan")
+
+
 # ---- versions (F3) ----------------------------------------------------------------------------------------------
 async def test_a_refinement_makes_v2_and_supersedes_v1_while_a_confirmation_only_adds_evidence(mind: Mind) -> None:
     first = await mind.say("我們品牌的主色是藍色。")

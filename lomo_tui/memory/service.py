@@ -118,11 +118,30 @@ async def maintain(db: Any) -> None:
     summarise finished tasks. Each part on its own: one failing leaves the others to run."""
     from .forget import complete_pending, settle_gates
 
-    for part in (settle_gates, complete_pending, retry_extraction, summarise_finished):
+    for part in (settle_gates, complete_pending, forget_withdrawn, retry_extraction, summarise_finished):
         try:
             await part(db)
         except Exception as exc:  # noqa: BLE001 — the watchdog must outlive a bad pass
             log.warning("memory upkeep (%s) failed: %s", part.__name__, type(exc).__name__)
+
+
+async def forget_withdrawn(db: Any) -> int:
+    """A message the creator withdrew before its task read it is taken back from memory too."""
+    from .forget import forget
+
+    async with db.read() as conn:
+        ids = (await conn.execute(select(s.memory_evidence.c.id).join(
+            s.inbox, s.inbox.c.id == s.memory_evidence.c.id).where(
+            s.inbox.c.status == "withdrawn", s.memory_evidence.c.eligible.is_(True)).limit(20))).scalars().all()
+    if ids:
+        await forget(db, evidence_ids=list(ids))
+    async with db.read() as conn:  # a replacement the creator wrote in its place is their message too
+        replacements = (await conn.execute(select(s.inbox.c.id, s.inbox.c.task_id, s.inbox.c.text).join(
+            s.memory_evidence, s.memory_evidence.c.id == s.inbox.c.replaces).where(
+            s.inbox.c.source == "creator", s.inbox.c.id.not_in(select(s.memory_evidence.c.id))).limit(20))).all()
+    for row in replacements:
+        await record_creator_message(db, row.id, row.task_id, row.text)
+    return len(ids) + len(replacements)
 
 
 async def retry_extraction(db: Any) -> int:
