@@ -10,7 +10,8 @@ from .errors import LomoError
 POINTS = frozenset(
     {"after_decision_commit", "after_tool_started", "after_tool_effect", "after_tool_done", "after_gen_submit",
      "before_wakeup", "during_migration",
-     "before_summary_commit", "after_summary_commit"}
+     "before_summary_commit", "after_summary_commit",
+     "after_forget_commit"}
 )
 ACTIONS = frozenset({"crash", "stop", "drop"})
 

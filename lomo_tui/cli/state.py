@@ -30,6 +30,9 @@ async def state_document(db: Database, workspace_id: str | None = None) -> dict[
             s.objects.c.path))).all())
         events = await rows(s.events, s.events.c.id)
         extra = await _optional(conn)
+        from ..memory.listing import inspect_section
+
+        memories = await inspect_section(conn)
     doc: dict[str, Any] = {
         "tasks": [{"id": t.id, "kind": t.kind, "status": t.status, "title": t.title, "epoch": t.epoch,
                    "goal": t.goal, "language": t.language, "archived": bool(t.archived),
@@ -54,6 +57,7 @@ async def state_document(db: Database, workspace_id: str | None = None) -> dict[
                   for m in inbox],
         "objects": [{"path": o.path, "version": o.version, "kind": o.kind, "size": o.size, "deleted": bool(o.deleted),
                      "last_author": o.last_author} for o in objects],
+        "memories": memories,
         "events": [dict({"type": e.type, "at": iso(e.at), "task_id": e.task_id, "turn_id": e.turn_id},
                         **(e.data or {})) for e in events],
     }

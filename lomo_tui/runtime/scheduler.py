@@ -26,6 +26,7 @@ from ..tools import default_registry
 from ..tools.registry import Registry, Tool
 from ..governance import budget
 from ..governance.budget import Budget
+from .. import memory
 from ..tasks import checklist
 from ..router import hooks as router_hooks
 from ..router import index as router_index
@@ -82,6 +83,7 @@ class Runtime:
         await migrate.upgrade(self.db)
         await self.workspace.open()
         await self.ledger.main_task_id()
+        await memory.complete_pending(self.db)  # a forget cascade an earlier process left half done (F4)
 
     async def start(self) -> None:
         if self.started:
@@ -171,6 +173,7 @@ class Runtime:
                 self._changed.set()
                 continue
             self.wake(row.id)
+        await memory.maintain(self.db)  # approved forgets, extraction retries, summaries of finished tasks
 
     async def _watchdog(self) -> None:
         while not self._stop.is_set():
@@ -284,6 +287,7 @@ class Runtime:
                 target = await router_hooks.direct_target(conn, text)
         target = target or await self.ledger.main_task_id()
         message_id, turn_id = await self.ledger.deliver(target, text)
+        await memory.record_creator_message(self.db, message_id, target, text)  # evidence; lasting statements (F2)
         self.bus.publish(Notice.MESSAGE_DELIVERED, target, message_id=message_id, text=text)
         self.wake(turn_id)
         return message_id, turn_id

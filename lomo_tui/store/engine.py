@@ -501,6 +501,7 @@ def _sqlite_engine(url: str, busy_ms: int) -> Engine:
         cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: forgotten memories leave no trace (F4)
         cursor.close()
 
     return engine

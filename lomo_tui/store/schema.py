@@ -6,7 +6,7 @@ Migrations in `store/migrations/versions` create these; keep both in step.
 from __future__ import annotations
 
 from sqlalchemy import (JSON, Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-                        UniqueConstraint, false)
+                        UniqueConstraint, false, true)
 
 metadata = MetaData()
 
@@ -361,3 +361,128 @@ context_summaries = Table(  # appended summary segments of a task's history (E3)
 )
 Index("ix_context_summaries_task", context_summaries.c.task_id, context_summaries.c.to_message)
 model_calls.append_column(Column("cache_write_tokens", Integer, nullable=False, server_default="0"))
+
+# ---- memory: evidence, versions, derivations, summaries, profile (0012) -----------------------------------
+memory_evidence = Table(  # the creator's raw messages a memory may stand on; text never rewritten
+    "memory_evidence", metadata,
+    Column("id", String(40), primary_key=True),  # the inbox message id
+    Column("task_id", String(40)),
+    Column("source", String(16), nullable=False, server_default="creator"),
+    Column("text", Text, nullable=False),
+    Column("language", String(8), nullable=False, server_default="en"),
+    Column("eligible", Boolean, nullable=False, server_default=true()),  # may memories stand on it (F4 revokes)
+    Column("revoked_at", Float),
+    Column("extract_status", String(16), nullable=False, server_default="pending"),  # pending | done | failed
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_memory_evidence_task", memory_evidence.c.task_id)
+Index("ix_memory_evidence_extract", memory_evidence.c.extract_status)
+
+memories = Table(
+    "memories", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("kind", String(16), nullable=False),  # preference | fact | constraint
+    Column("scope", String(16), nullable=False),  # creator | project | task
+    Column("scope_ref", String(40)),  # the task (or project task) a project/task memory belongs to
+    Column("stated", Boolean, nullable=False),  # the creator said it (False: inferred by the agent)
+    Column("topic", String(40), nullable=False, server_default=""),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+Index("ix_memories_scope_ref", memories.c.scope_ref)
+
+memory_versions = Table(
+    "memory_versions", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("memory_id", String(40), ForeignKey("memories.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("status", String(16), nullable=False),  # active | superseded | forgotten
+    Column("text", Text, nullable=False),  # blanked when forgotten
+    Column("search_text", Text, nullable=False, server_default=""),  # keywords (FTS on SQLite), blanked too
+    Column("fingerprint", String(32), nullable=False, server_default=""),  # what it says (extract.fingerprint)
+    Column("valid_from", Float, nullable=False),
+    Column("valid_to", Float),
+    Column("created_at", Float, nullable=False),
+    Column("forgotten_at", Float),
+    UniqueConstraint("memory_id", "version", name="uq_memory_versions"),
+)
+Index("ix_memory_versions_memory", memory_versions.c.memory_id)
+Index("ix_memory_versions_fingerprint", memory_versions.c.fingerprint)
+
+memory_evidence_links = Table(
+    "memory_evidence_links", metadata,
+    Column("version_id", String(40), ForeignKey("memory_versions.id"), primary_key=True),
+    Column("evidence_id", String(40), ForeignKey("memory_evidence.id"), primary_key=True),
+    Column("role", String(8), primary_key=True),  # origin | refine | confirm
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_memory_links_evidence", memory_evidence_links.c.evidence_id)
+
+memory_derivations = Table(  # what came from what: version <- version, summary/profile <- version/evidence
+    "memory_derivations", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("target_kind", String(8), nullable=False),  # version | summary | profile
+    Column("target_id", String(40), nullable=False),
+    Column("source_kind", String(8), nullable=False),  # version | evidence
+    Column("source_id", String(40), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_memory_derivations_source", memory_derivations.c.source_kind, memory_derivations.c.source_id)
+Index("ix_memory_derivations_target", memory_derivations.c.target_kind, memory_derivations.c.target_id)
+
+memory_suppressions = Table(  # forgotten facts that old evidence (or the model) may not bring back
+    "memory_suppressions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("evidence_id", String(40)),
+    Column("fingerprint", String(64), nullable=False),
+    Column("forget_id", String(40), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_memory_suppressions_fp", memory_suppressions.c.fingerprint)
+
+memory_summaries = Table(  # episodic: what happened in a finished task
+    "memory_summaries", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("status", String(16), nullable=False),  # active | replaced | forgotten
+    Column("text", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_memory_summaries_task", memory_summaries.c.task_id)
+
+memory_profiles = Table(  # the small creator profile, one row per version
+    "memory_profiles", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("version", Integer, nullable=False, unique=True),
+    Column("status", String(16), nullable=False),  # current | replaced | forgotten
+    Column("text", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+memory_context_uses = Table(  # which memory versions a step's context carried
+    "memory_context_uses", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("task_id", String(40), nullable=False),
+    Column("turn_id", String(40)),
+    Column("step", Integer),
+    Column("version_id", String(40), nullable=False),
+    Column("excluded", Boolean, nullable=False, server_default=false()),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_memory_uses_version", memory_context_uses.c.version_id)
+Index("ix_memory_uses_task", memory_context_uses.c.task_id)
+
+memory_forgets = Table(  # a forget request and how far its cascade got (finished at the next start)
+    "memory_forgets", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("request", JSON, nullable=False),  # {"memories": [...], "evidence": [...]}
+    Column("status", String(16), nullable=False),  # awaiting_gate | pending | done | cancelled
+    Column("stage", Integer, nullable=False, server_default="0"),
+    Column("gate_id", String(40)),
+    Column("result", JSON),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+Index("ix_memory_forgets_status", memory_forgets.c.status)

@@ -1,0 +1,142 @@
+"""`lomo memory list|show|forget` (CONTRACTS §7): what Lomo remembers about the creator, and forgetting it."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable
+
+from ..errors import LomoError, UnknownId
+
+
+def add_parser(add: Callable[[str, str], argparse.ArgumentParser],
+               add_global: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Register `memory` with the top-level parser's ADD (and each action with the global options)."""
+    memory = add("memory", "what Lomo remembers about you: list, show, forget")
+    actions = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+
+    def action(name: str, help: str) -> argparse.ArgumentParser:
+        p = actions.add_parser(name, help=help)
+        add_global(p)
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        return p
+
+    action("list", "active memories (--all: every version)").add_argument(
+        "--all", action="store_true", help="every version, superseded and forgotten included")
+    action("show", "one memory, its versions and sources").add_argument("id", metavar="ID")
+    forget = action("forget", "forget a memory (or a message's memories) for good")
+    forget.add_argument("id", metavar="ID", nargs="?", help="a memory id, or the id of a message of yours")
+    forget.add_argument("--query", metavar="TEXT", help="forget the memories that say TEXT")
+    forget.add_argument("--yes", action="store_true", help="forget without asking (it cannot be undone)")
+
+
+async def run(settings: Any, args: argparse.Namespace) -> int:
+    from ..memory.forget import complete_pending, settle_gates
+    from ..store import migrate
+    from ..store.engine import Database
+
+    db = Database(settings.db_url)
+    try:
+        await migrate.upgrade(db)
+        await settle_gates(db)
+        await complete_pending(db)  # a cascade an earlier process left half done is finished first
+        return await {"list": _list, "show": _show, "forget": _forget}[args.memory_command](db, args)
+    finally:
+        await db.close()
+
+
+def _line(row: dict[str, Any]) -> str:
+    said = "stated" if row["stated"] else "inferred"
+    body = row["text"] if row["status"] != "forgotten" else "(forgotten)"
+    return f"{row['id']} v{row['version']} [{row['kind']}, {row['scope']}, {said}, {row['status']}] {body}"
+
+
+async def _list(db: Any, args: argparse.Namespace) -> int:
+    from ..memory.listing import memory_rows
+
+    async with db.read() as conn:
+        rows = await memory_rows(conn, every_version=args.all)
+    if getattr(args, "json", False):
+        print(json.dumps(rows, ensure_ascii=False))
+    elif not rows:
+        print("Nothing remembered yet. Say a lasting preference (\"I usually like muted colours\") and it is kept.")
+    for row in [] if getattr(args, "json", False) else rows:
+        print(_line(row))
+    return 0
+
+
+async def _show(db: Any, args: argparse.Namespace) -> int:
+    from ..memory.listing import memory_rows
+
+    async with db.read() as conn:
+        versions = await memory_rows(conn, every_version=True, memory_id=args.id)
+    if not versions:
+        raise UnknownId(f"no memory with id {args.id!r}; `lomo memory list` shows the ids")
+    current = next((v for v in reversed(versions) if v["status"] == "active"), versions[-1])
+    doc = dict(current, versions=versions)
+    if getattr(args, "json", False):
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    print(_line(current))
+    for v in versions:
+        sources = ", ".join(f"{e['role']} {e['message_id']}" for e in v["evidence"]) or "none"
+        print(f"  v{v['version']} {v['status']}: {v['text'] or '(forgotten)'}  ← {sources}")
+    return 0
+
+
+async def _forget(db: Any, args: argparse.Namespace) -> int:
+    from ..memory.forget import forget, match_query
+    from ..memory.listing import memory_rows
+    from ..store import schema as s
+    from sqlalchemy import select
+
+    if bool(args.id) == bool(args.query):
+        print("lomo: memory forget needs an ID or --query TEXT (one of them)", file=sys.stderr)
+        return 2
+    memory_ids: list[str] = []
+    evidence_ids: list[str] = []
+    async with db.read() as conn:
+        if args.query:
+            memory_ids = list(dict.fromkeys(r.memory_id for r in await match_query(conn, args.query)))
+            if not memory_ids:
+                raise LomoError(f"no memory says {args.query!r}; `lomo memory list` shows what is remembered")
+        elif (await conn.execute(select(s.memories.c.id).where(s.memories.c.id == args.id))).first():
+            memory_ids = [args.id]
+        elif (await conn.execute(select(s.memory_evidence.c.id).where(s.memory_evidence.c.id == args.id))).first():
+            evidence_ids = [args.id]
+        else:
+            raise UnknownId(f"no memory or message with id {args.id!r}; `lomo memory list` shows the ids")
+        going = [r for m in memory_ids for r in await memory_rows(conn, memory_id=m)]
+    if not args.yes and not _confirmed(going, evidence_ids):
+        return 2
+    result = await forget(db, memory_ids=memory_ids, evidence_ids=evidence_ids)
+    if getattr(args, "json", False):
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        print(f"forgotten: {', '.join(result['forgotten']) or 'nothing was remembered from it'}")
+        if result["rebuilt"]:
+            print(f"rebuilt from the messages that still stand: {', '.join(result['rebuilt'])}")
+    return 0
+
+
+def _confirmed(going: list[dict[str, Any]], evidence_ids: list[str]) -> bool:
+    """Ask on a terminal; without one, refuse (the creator's explicit action authorises forgetting)."""
+    if not sys.stdin.isatty():
+        print("lomo: forgetting cannot be undone; pass --yes to confirm (no terminal to ask on)", file=sys.stderr)
+        return False
+    for row in going:
+        print(f"  {_line(row)}")
+    what = f"{len(going)} memor{'y' if len(going) == 1 else 'ies'}" if going else \
+        f"what was remembered from message {evidence_ids[0]}"
+    answer = input(f"Forget {what}? This cannot be undone. [y/N] ").strip().casefold()
+    if answer not in ("y", "yes"):
+        print("Nothing was forgotten.")
+        return False
+    return True
+
+
+def register(add: Any) -> None:
+    """`lomo memory list|show|forget` (cli.main collects every module in COMMANDS)."""
+    from .main import _global
+
+    add_parser(lambda name, help: add(name, help, run), _global)
