@@ -31,10 +31,12 @@ async def describe(runtime: Any, task_id: str | None) -> dict[str, Any]:
         task = rows[0]
         context = TurnContext(runtime, task.id)
         await context.refresh(conn, task)
-        pending = [m.text for m in await runtime.ledger.pending_inbox(conn, task.id)]
-        extra, hints = await runtime.context_extras(conn, task)
+        unread = await runtime.readable_inbox(conn, task)  # what the next step reads (Main: one message)
+        pending = [m.text for m in unread]
+        extra, hints = await runtime.context_extras(conn, task, unread)
         usage = {"task": await cache_usage(conn, task.id), "overall": await cache_usage(conn)}
-    prompt = await context.build(task, extra, hints, pending)
+    profile, recall, _ = await context.memory_inputs(task, list(pending))
+    prompt = await context.build(task, extra, hints, pending, profile=profile, recall=recall)
     marks = bool(getattr(runtime.model, "_takes_cache_breakpoints", False))
     present = {layer.name for layer in prompt.layers if layer.chars}
     return {

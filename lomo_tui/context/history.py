@@ -138,11 +138,21 @@ class History:
         boundary = self.boundary
         if self.recent and self.recent[0].id <= boundary:
             self.recent = [e for e in self.recent if e.id > boundary]
-            self.chats = [e.chat for e in self.recent]
-            self.called = Counter(name for e in self.recent for name in e.calls)
-            self.loaded_domains = Counter(d for e in self.recent for d in e.loads)
-            self.tokens = sum(e.tokens for e in self.recent)
-            self.chars = sum(e.chars for e in self.recent)
+            self._recount()
+
+    def exclude(self, ids: set[int]) -> None:
+        """Leave out messages whose step carried a since-forgotten memory (F4): a step's reply and its tool
+        results go together, so no call is left without its result."""
+        if ids and any(e.id in ids for e in self.recent):
+            self.recent = [e for e in self.recent if e.id not in ids]
+            self._recount()
+
+    def _recount(self) -> None:
+        self.chats = [e.chat for e in self.recent]
+        self.called = Counter(name for e in self.recent for name in e.calls)
+        self.loaded_domains = Counter(d for e in self.recent for d in e.loads)
+        self.tokens = sum(e.tokens for e in self.recent)
+        self.chars = sum(e.chars for e in self.recent)
 
     def add_segment(self, segment: Segment) -> None:
         self.segments.append(segment)

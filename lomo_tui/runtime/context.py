@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from sqlalchemy import update
 
+from .. import memory
 from ..context import summaries
 from ..context.assemble import OFFLINE_MODELS, Prompt, StepContext, system_prompt, task_summary
 from ..context.history import Entry, Segment
@@ -31,6 +32,16 @@ class TurnContext(StepContext):
         self.claim = claim
         self._task_summary: str | None = None
         self._budget_tokens = 0
+
+    async def memory_inputs(self, task: Any, pending: list[str]) -> tuple[str, list[str], list[str]]:
+        """What memory gives this step (E1, F4): the profile snapshot for the stable prefix, a few recalled
+        memories, and the memory versions both came from; the messages of steps that carried a since-forgotten
+        memory leave the history."""
+        profile, used = await memory.profile_with_versions(self.rt.db)
+        query = " ".join([task.title or "", task.brief or "", *pending])
+        recalled = await memory.recall_for_step(self.rt.db, task.id, query)
+        self.history.exclude(await memory.excluded_message_ids(self.rt.db, task.id))
+        return profile, [r.render().removeprefix("- ") for r in recalled], used + [r.version_id for r in recalled]
 
     async def build(self, task: Any, extra: list[str], hints: dict[str, Any], pending: list[str], *,
                     force_summary: bool = False, profile: str = "", recall: Iterable[str] = ()) -> Prompt:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, update
 
 from ..errors import LomoError, StaleWrite
+from .. import memory
 from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
@@ -49,6 +50,7 @@ class TurnRunner:
         self.claim = claim
         self.ledger = runtime.ledger
         self.context = context.TurnContext(runtime, claim.task_id, claim)
+        self._memory_used: list[str] = []  # memory versions the current step's context carries
         self._next_step: int | None = None  # known after the first step: no re-read of the turn per step
         self._steps = 0
         self._reading: list[str] = []  # the inbox messages the step being decided reads
@@ -220,6 +222,7 @@ class TurnRunner:
                                                started=started)
         if not ok:
             return None
+        await memory.record_context_use(self.rt.db, task.id, self.claim.turn_id, step, self._memory_used)
         if consumed and task.kind != "main":  # the creator's new message answers the task's failure card
             async with self.rt.db.read() as conn:
                 open_card = await stopcheck.open_failure_card(conn, task.id)
@@ -258,7 +261,9 @@ class TurnRunner:
             resolved = {} if task.kind == "main" else await resolve_files(conn, " ".join(m.text for m in pending))
             if getattr(self.rt.model, "wants_recorded_count", False):  # lomo/replay's cursor; count(*) scans
                 hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
-        prompt = await self.context.build(task, extra, hints, [m.text for m in pending], force_summary=force_summary)
+        profile, recall, self._memory_used = await self.context.memory_inputs(task, [m.text for m in pending])
+        prompt = await self.context.build(task, extra, hints, [m.text for m in pending], force_summary=force_summary,
+                                          profile=profile, recall=recall)
         hints.update(task_id=task.id, task_kind=task.kind, title=task.title, brief=task.brief,
                      language=task.language, new_messages=[m.text for m in pending], resolved_files=resolved,
                      tool_domains=sorted(prompt.domains))
