@@ -21,6 +21,7 @@ from .fmt import Clock, clock_time
 from .images import image_mode
 from .live import Live
 from .session import Seed, Session, is_remote
+from .strings import text
 from .themes import DEFAULT_THEME, discover
 
 log = logging.getLogger("lomo.tui")
@@ -64,6 +65,7 @@ class LomoApp(Actions, App[int]):
         self.snap: views.Snapshot | None = None
         self.booted = False
         self.boot_error: str | None = None
+        self.queued: list[tuple[str, str | None]] = []  # typed before the runtime was ready
         self.keymap, self._problems = keys.keymap_from_config(settings.file or {})
         try:
             self.workspace_root.mkdir(parents=True, exist_ok=True)
@@ -106,14 +108,20 @@ class LomoApp(Actions, App[int]):
         except Exception as exc:  # noqa: BLE001 — stay open and say what to do
             log.exception("runtime failed to start")
             self.boot_error = str(exc)
-            self.set_status("not started")
-            self.notify(f"{exc}\nCheck --db and --workspace (or LOMO_DB_URL / LOMO_WORKSPACE). {log_hint()}",
-                        title="Lomo could not start", severity="error", timeout=30)
+            self.set_status(text("start.not_started"))
+            waiting, self.queued = [m for m, _ in self.queued], []
+            self.show_queued()
+            self.give_back(waiting)
+            kept = text("start.kept") if waiting else ""
+            self.notify(f"{exc}\n{text('start.check')} {kept}{log_hint()}",
+                        title=text("start.failed_title"), severity="error", timeout=30)
             return
         self.run_worker(self.live.pump(self.session.queue), name="live", group="live", exit_on_error=False)
         await self.refresh_views(everything=True)
         self.booted = True
         self.set_status("")
+        if self.queued:
+            await self.send_queued()
         if is_remote(self.session.model_name):
             self.run_worker(self._load_model(), name="model", group="model", exclusive=True, exit_on_error=False)
 

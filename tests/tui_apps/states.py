@@ -242,9 +242,9 @@ async def until_ready(pilot: Any, timeout: float = 10.0) -> None:
         busy = [w for w in app.workers if w.is_running and w.group not in ("live", "_loader")]
         trees = list(app.screen.query(WorkspaceTree))
         if not busy and all(t.root.data is not None and t.root.data.loaded and t._load_queue.empty() for t in trees):
-            from textual.widgets import Input
+            from textual.widgets import Input, TextArea
 
-            for field in app.screen.query(Input):
+            for field in [*app.screen.query(Input), *app.screen.query(TextArea)]:
                 field.cursor_blink = False  # a blinking cursor would make frames differ
             await pilot.pause(0.05)
             await pilot.wait_for_scheduled_animations()

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Static
 from ... import views
 from .. import keys
 from ..widgets.card import TaskCard
-from ..widgets.composer import Composer
+from ..widgets.composer import Composer, ComposerInput, TypeAhead
 from ..widgets.gates import GateInbox, GateList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView
@@ -122,8 +122,11 @@ class MainScreen(Screen):
     # ---- creator input ---------------------------------------------------------------------------
     @on(Composer.Submitted)
     async def send(self, event: Composer.Submitted) -> None:
-        sent = await self.app.do_send(event.text, event.task_id)  # type: ignore[attr-defined]
-        if sent and event.task_id:
+        result = await self.app.submit(event.text, event.task_id)  # type: ignore[attr-defined]
+        if result is None:
+            return  # not accepted: the text stays in the composer and a notification says why
+        event.composer.accept()
+        if result == "sent" and event.task_id:
             self.app.notify(f"Sent to {event.composer.target_title} (its card shows the reply; Esc → Main).")
 
     @on(TaskCard.Action)
@@ -139,7 +142,18 @@ class MainScreen(Screen):
 
     @on(GateList.Resolve)
     async def resolve(self, event: GateList.Resolve) -> None:
-        await self.app.do_resolve(event.gate, event.approve, event.option)  # type: ignore[attr-defined]
+        await self.app.ask_resolve(event.gate, event.approve, event.option)  # type: ignore[attr-defined]
+
+    @on(TypeAhead)
+    def type_ahead(self, event: TypeAhead) -> None:
+        """A letter typed on a card or gate that has no meaning there goes to the input."""
+        event.stop()
+        field = self.query_one(Composer).input
+        field.focus()
+        field.insert(event.character)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))
 
     @on(GateList.OpenTask)
     async def open_gate_task(self, event: GateList.OpenTask) -> None:

@@ -13,6 +13,8 @@ from textual.widgets import Static
 
 from ...views import Card
 from .. import keys
+from ..strings import text
+from .composer import redirect_letters
 from ..fmt import STATE_ICON, STATE_STYLE, bar, middle_cut, money
 
 RUNNING = ("running", "waiting_job", "waiting_you", "idle")
@@ -73,9 +75,12 @@ def card_body(card: Card, currency: str = "credits") -> Content:
 class CardActions(Static):
     """The clickable action row; each word is a link that runs the card's action."""
 
-    def show(self, card: Card) -> None:
+    def show(self, card: Card, focused: bool = False) -> None:
         parts = [f"[@click=act('{name}')]{label}[/]" for name, label in card_actions(card)]
-        self.update(Content.from_markup(" · ".join(parts)))
+        line = Content.from_markup(" · ".join(parts))
+        if focused:  # unmistakable: this card has the keys, and says which
+            line += Content.from_markup("   [i $text-muted]$keys[/]", keys=text("card.keys"))
+        self.update(line)
 
     def action_act(self, name: str) -> None:
         card = self.query_ancestor(TaskCard)
@@ -85,15 +90,15 @@ class CardActions(Static):
 class TaskCard(Vertical, can_focus=True):
     DEFAULT_CSS = """
     TaskCard { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: wide $panel; background: $boost; }
-    TaskCard:focus { border-left: wide $primary; background: $primary 10%; }
+    TaskCard:focus { border-left: thick $primary; background: $primary 18%; }
     TaskCard.-waiting_you { border-left: wide $warning; }
     TaskCard.-failed { border-left: wide $error; }
     TaskCard #card-row { height: auto; }
     TaskCard #thumb { width: 12; height: 5; margin-right: 1; }
     TaskCard #card-text { height: auto; width: 1fr; }
-    TaskCard CardActions { color: $text-muted; height: 1; }
+    TaskCard CardActions { color: $text-muted; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     TaskCard CardActions:hover { color: $foreground; }
-    TaskCard:focus CardActions { color: $primary; }
+    TaskCard:focus CardActions { color: $primary; text-style: bold; }
     """
     BINDINGS = keys.bindings("card.open", "card.reply", "card.pause", "card.stop", "card.promote", "card.archive")
 
@@ -129,11 +134,11 @@ class TaskCard(Vertical, can_focus=True):
 
     def _show(self) -> None:
         card = self.card
-        if card is None:
+        if card is None or not self.query("#card-text"):  # not composed (yet), or being removed
             return
         self.set_classes(["-" + card.state])
         self.query_one("#card-text", Static).update(card_body(card, getattr(self.app, "currency", "credits")))
-        self.query_one(CardActions).show(card)
+        self.query_one(CardActions).show(card, focused=self.has_focus)
         self.tooltip = f"{card.title} — {card.id}"
         self._show_thumb(card)
 
@@ -161,6 +166,17 @@ class TaskCard(Vertical, can_focus=True):
             return
         row = self.query_one("#card-row")
         await row.mount(cls(picture, id="thumb"), before=0)
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)
+
+    def on_focus(self) -> None:
+        if self.card is not None:
+            self.query_one(CardActions).show(self.card, focused=True)
+
+    def on_blur(self) -> None:
+        if self.card is not None:
+            self.query_one(CardActions).show(self.card)
 
     def action_open(self) -> None:
         self.post_message(self.Action(self, "open"))

@@ -18,10 +18,13 @@ from textual.widgets import Static
 from ...views import Card, StreamItem, StreamPage
 from .. import keys
 from ..fmt import message_content
+from ..strings import text
 from .card import TaskCard
 
 PAGE = 120
 MAX_MOUNTED = 400
+COLLAPSED_LINES = 6  # a message longer than twice this shows its first lines and "show all"
+COLLAPSED_CHARS = 600
 
 
 class MessageRow(Static):
@@ -31,17 +34,55 @@ class MessageRow(Static):
     MessageRow.-assistant { border-left: wide $secondary; }
     MessageRow.-pending { border-left: wide $panel; color: $text-muted; }
     MessageRow.-live { border-left: wide $secondary; color: $text-muted; }
+    MessageRow.-queued { border-left: wide $warning; }
+    MessageRow:focus { background: $primary 15%; }
     """
 
     def __init__(self, item: StreamItem, **kwargs: Any) -> None:
-        super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
         self.item = item
+        self.expanded = False
+        super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
+        self.can_focus = self.collapsible
 
-    @staticmethod
-    def content_for(item: StreamItem) -> Content:
+    @property
+    def collapsible(self) -> bool:
+        return is_long(self.item.text)
+
+    def content_for(self, item: StreamItem) -> Content:
+        body = item.text
+        more: Content | None = None
+        if is_long(body) and not self.expanded:
+            lines = body.splitlines()
+            head = "\n".join(lines[:COLLAPSED_LINES])[:COLLAPSED_CHARS]
+            body = head.rstrip() + " …"
+            more = Content.from_markup("\n[@click=toggle]▸ $what — click or Enter to show all[/]",
+                                       what=size_words(item.text))
+        elif is_long(body):
+            more = Content.from_markup("\n[@click=toggle]▾ show less[/]")
         if item.kind == "pending":
-            return Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=item.text)
-        return message_content(item.text)
+            content = Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=body)
+        elif item.kind == "queued":
+            content = Content.from_markup("$text [i $warning]($note)[/]", text=body, note=text("composer.queued_row"))
+        else:
+            content = message_content(body)
+        return content + more if more is not None else content
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+        self.update(self.content_for(self.item))
+
+    def key_enter(self) -> None:
+        if self.collapsible:
+            self.action_toggle()
+
+
+def is_long(body: str) -> bool:
+    return body.count("\n") >= COLLAPSED_LINES * 2 or len(body) > COLLAPSED_CHARS * 2
+
+
+def size_words(body: str) -> str:
+    lines = body.count("\n") + 1
+    return f"{lines:,} lines, {len(body):,} characters" if lines > 1 else f"{len(body):,} characters"
 
 
 class EarlierMarker(Static, can_focus=True):
@@ -85,6 +126,7 @@ class StreamView(VerticalScroll):
         self.oldest_id: int | None = None
         self.live: MessageRow | None = None
         self._live_text = ""
+        self._queued: list[MessageRow] = []
 
     def compose(self):  # type: ignore[no-untyped-def]
         marker = EarlierMarker(id="earlier")
@@ -107,6 +149,15 @@ class StreamView(VerticalScroll):
 
     def _at_bottom(self) -> bool:
         return self.max_scroll_y == 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    def show_queued(self, messages: list[str]) -> None:
+        """Rows for messages typed before the runtime was ready (they leave once sent)."""
+        for row in self._queued:
+            row.remove()
+        self._queued = [MessageRow(StreamItem(f"q:{n}", "queued", m, 0.0)) for n, m in enumerate(messages)]
+        if self._queued:
+            self.mount_all(self._queued)
+            self.scroll_end(animate=False)
 
     async def show_page(self, page: StreamPage) -> None:
         """Bring the newest part of the stream up to date with PAGE (the latest page from the read model)."""
