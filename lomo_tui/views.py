@@ -119,11 +119,12 @@ class StreamItem:
     """One entry of a conversation stream: a message, an undelivered inbox message, or a task card."""
 
     key: str  # unique and stable: "m:<message id>", "i:<inbox id>", "c:<task id>"
-    kind: str  # user | assistant | pending | card | tool
+    kind: str  # user | assistant | pending | card | tool | error (a failed turn)
     text: str
     at: float
     task_id: str | None = None
     status: str = ""
+    detail: str = ""  # an "error" item: the words of the message(s) the failed turn was answering
 
 
 @dataclass(frozen=True)
@@ -575,6 +576,28 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
             pending = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all()
             items += [StreamItem(f"i:{p.id}", "pending", p.text, p.sent_at, task_id, "delivered") for p in pending]
+        # turns that failed (a model error, a crash): shown where they happened, with the words they answered
+        since_at = rows[0].created_at if rows and earlier else None
+        fq = select(s.turns.c.id, s.turns.c.reason, s.turns.c.created_at, s.turns.c.updated_at,
+                    s.turns.c.finished_at).where(
+            s.turns.c.task_id == task_id, s.turns.c.status == "failed")
+        if since_at is not None:
+            fq = fq.where(s.turns.c.updated_at >= since_at)
+        if before is not None and rows:
+            fq = fq.where(s.turns.c.updated_at <= rows[-1].created_at)
+        for t in (await conn.execute(fq.order_by(s.turns.c.updated_at.desc()).limit(20))).all():
+            words = (await conn.execute(select(s.inbox.c.text).where(s.inbox.c.consumed_turn == t.id).order_by(
+                s.inbox.c.sent_at))).scalars().all()
+            if not words:  # failed before reading them: what was sent after the previous turn ended
+                previous = (await conn.execute(select(func.max(s.turns.c.finished_at)).where(
+                    s.turns.c.task_id == task_id, s.turns.c.id != t.id,
+                    s.turns.c.finished_at < t.created_at))).scalar() or 0.0
+                words = (await conn.execute(select(s.inbox.c.text).where(
+                    s.inbox.c.task_id == task_id, s.inbox.c.consumed_turn.is_(None),
+                    s.inbox.c.status != "withdrawn", s.inbox.c.sent_at > previous,
+                    s.inbox.c.sent_at <= t.updated_at).order_by(s.inbox.c.sent_at))).scalars().all()
+            items.append(StreamItem(f"e:{t.id}", "error", t.reason or "", t.finished_at or t.updated_at, task_id,
+                                    "failed", "\n".join(words)))
         if with_cards:
             kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
             if kind == MAIN_KIND:
@@ -588,7 +611,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     tq = tq.where(s.tasks.c.created_at < until)
                 items += [StreamItem(f"c:{t.id}", "card", t.title, t.created_at, t.id)
                           for t in (await conn.execute(tq)).all()]
-    order = {"user": 0, "pending": 1, "card": 2, "assistant": 1}
+    order = {"user": 0, "pending": 1, "card": 2, "assistant": 1, "error": 3}
     items.sort(key=lambda i: (i.at, order.get(i.kind, 3)))
     return StreamPage(tuple(items), int(earlier), oldest)
 

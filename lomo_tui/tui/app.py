@@ -45,6 +45,7 @@ class LomoApp(Actions, App[int]):
     COMMANDS = App.COMMANDS | {_commands}
     MODES = {"main": _main_screen}  # a mode, so the screen's own .tcss is loaded with it
     DEFAULT_MODE = "main"
+    path_home: Path | None = None  # what "~" stands for in the header (None: the home folder)
     BINDINGS = keys.bindings("app.quit", "app.help", "app.palette", "app.new_task", "app.gates", "app.tree",
                              "app.refresh")
 
@@ -96,7 +97,16 @@ class LomoApp(Actions, App[int]):
             self._problems.append(f"theme {name!r} is not installed; using {DEFAULT_THEME}. "
                                   f"Put theme files in {user_dir / 'themes'}")
             name = DEFAULT_THEME
-        self.theme = name
+        try:
+            self.theme = name
+        except Exception as exc:  # noqa: BLE001 — a theme Textual cannot use: say so, use the built-in one
+            log.warning("theme %s failed: %s", name, exc)
+            self._problems.append(f"theme {name!r} cannot be used ({exc}); using the built-in {DEFAULT_THEME}. "
+                                  f"Fix or remove its file in {user_dir / 'themes'}")
+            from .themes import builtin
+
+            self.register_theme(builtin(DEFAULT_THEME))
+            self.theme = DEFAULT_THEME
 
     def _start(self) -> None:
         self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
@@ -157,9 +167,21 @@ class LomoApp(Actions, App[int]):
             header.status = status
 
     def set_model_state(self, state: str) -> None:
+        missing = self.key_missing()
         for header in self._headers():
             header.model_state = state
             header.model = self.session.model_name
+            header.missing_key = missing or ""
+
+    def key_missing(self) -> str | None:
+        """The variable to set when the model has no API key (environment and config.toml; no litellm)."""
+        from .keycheck import missing_key
+
+        try:
+            return missing_key(self.session.model_name, self.session.settings)
+        except Exception:  # noqa: BLE001 — a hint, never a reason not to start
+            log.exception("API key check failed")
+            return None
 
     @property
     def main_screen(self) -> Any:

@@ -75,6 +75,19 @@ def short_path(path: str | Path, home: Path | None = None) -> str:
         return str(path)
 
 
+def compact_path(path: str | Path, width: int = 32, home: Path | None = None) -> str:
+    """The workspace as the header shows it: ~ for home, middle folders elided to fit WIDTH
+    ("~/…/clients/jazz-night"), the last folder always whole."""
+    text = short_path(path, home)
+    if len(text) <= width:
+        return text
+    parts = text.split("/")
+    head, tail = parts[0], parts[1:]  # head: "~", or "" for an absolute path
+    while len(tail) > 1 and len("/".join([head, "…", *tail])) > width:
+        tail = tail[1:]
+    return "/".join([head, "…", *tail]) if tail else text
+
+
 _INLINE = (
     (re.compile(r"\*\*(.+?)\*\*"), "bold"),
     (re.compile(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])"), "italic"),

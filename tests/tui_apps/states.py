@@ -225,8 +225,10 @@ STATES: dict[str, Callable[[Any], Awaitable[None]]] = {"empty": seed_empty, "bus
 def make_app(tmp: Path, state: str = "busy", *, theme: str | None = None, **file: Any) -> LomoApp:
     """A Lomo app on a fresh database in TMP, seeded with STATE, frozen for snapshots."""
     tmp.mkdir(parents=True, exist_ok=True)
-    return LomoApp(settings_for(tmp, **file), start_workers=False, seed=STATES[state], clock=frozen_clock(),
-                   images="halfcell", config_dir=tmp / "config", theme=theme)
+    app = LomoApp(settings_for(tmp, **file), start_workers=False, seed=STATES[state], clock=frozen_clock(),
+                  images="halfcell", config_dir=tmp / "config", theme=theme)
+    app.path_home = tmp  # the header reads "~/ws" whatever the temporary folder is called
+    return app
 
 
 async def until_ready(pilot: Any, timeout: float = 10.0) -> None:

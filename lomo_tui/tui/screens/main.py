@@ -172,6 +172,11 @@ class MainScreen(Screen):
     def edit(self, event: WorkspaceTree.Edit) -> None:
         self.app.edit_file(event.path)  # type: ignore[attr-defined]
 
+    @on(StreamView.Retry)
+    async def retry(self, event: StreamView.Retry) -> None:
+        event.stop()
+        await self.app.submit(event.words, None)  # type: ignore[attr-defined]
+
     @on(StreamView.LoadEarlier)
     async def load_earlier(self, event: StreamView.LoadEarlier) -> None:
         app: Any = self.app

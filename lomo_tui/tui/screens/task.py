@@ -204,6 +204,11 @@ class TaskScreen(Screen):
         else:
             await self.app.open_file(event.path)  # type: ignore[attr-defined]
 
+    @on(StreamView.Retry)
+    async def retry(self, event: StreamView.Retry) -> None:
+        event.stop()
+        await self.app.submit(event.words, self.task_id)  # type: ignore[attr-defined]
+
     @on(StreamView.LoadEarlier)
     async def load_earlier(self, event: StreamView.LoadEarlier) -> None:
         app: Any = self.app

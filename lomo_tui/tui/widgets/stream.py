@@ -35,6 +35,7 @@ class MessageRow(Static):
     MessageRow.-pending { border-left: wide $panel; color: $text-muted; }
     MessageRow.-live { border-left: wide $secondary; color: $text-muted; }
     MessageRow.-queued { border-left: wide $warning; }
+    MessageRow.-error { border-left: wide $error; background: $error 8%; }
     MessageRow:focus { background: $primary 15%; }
     """
 
@@ -59,13 +60,23 @@ class MessageRow(Static):
                                        what=size_words(item.text))
         elif is_long(body):
             more = Content.from_markup("\n[@click=toggle]▾ show less[/]")
-        if item.kind == "pending":
+        if item.kind == "error":
+            content = Content.from_markup("[b $error]✗ $reason[/]\n[$text-muted]$todo[/]", reason=body or
+                                          text("error.unknown"), todo=error_hint(body))
+            if item.detail:
+                content += Content.from_markup("  [@click=retry]↻ $retry[/]", retry=text("error.retry"))
+        elif item.kind == "pending":
             content = Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=body)
         elif item.kind == "queued":
             content = Content.from_markup("$text [i $warning]($note)[/]", text=body, note=text("composer.queued_row"))
         else:
             content = message_content(body)
         return content + more if more is not None else content
+
+    def action_retry(self) -> None:
+        stream = next((a for a in self.ancestors if isinstance(a, StreamView)), None)
+        if stream is not None and self.item.detail:
+            stream.post_message(StreamView.Retry(stream, self.item.detail))
 
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
@@ -74,6 +85,17 @@ class MessageRow(Static):
     def key_enter(self) -> None:
         if self.collapsible:
             self.action_toggle()
+
+
+def error_hint(reason: str) -> str:
+    """What to do about a failed turn, from the words of its reason (data: strings.toml [en.error])."""
+    low = reason.lower()
+    for key, words in (("key", ("api key", "api_key", "401", "credentials")), ("rate", ("429", "rate limit")),
+                       ("timeout", ("did not answer", "timed out", "timeout")),
+                       ("long", ("too long", "context window"))):
+        if any(w in low for w in words):
+            return text(f"error.todo_{key}")
+    return text("error.todo")
 
 
 def is_long(body: str) -> bool:
@@ -110,6 +132,14 @@ class StreamView(VerticalScroll):
     StreamView { padding: 0 1; }
     """
     BINDINGS = keys.bindings("stream.earlier")
+
+    class Retry(Message):
+        """Send these words again (the creator pressed "retry" on a failed turn)."""
+
+        def __init__(self, stream: "StreamView", words: str) -> None:
+            super().__init__()
+            self.stream = stream
+            self.words = words
 
     class LoadEarlier(Message):
         def __init__(self, stream: "StreamView", before: int | None) -> None:
