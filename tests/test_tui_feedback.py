@@ -75,3 +75,75 @@ def test_the_workspace_path_is_shortened_keeping_the_last_folder():
     assert compact_path("/home/ana/jazz", home=home) == "~/jazz"
     assert compact_path("/home/ana/clients/2026/blue-door/jazz-night", 24, home=home) == "~/…/blue-door/jazz-night"
     assert compact_path("/srv/a/b/c/d/e/final-folder-name", 20, home=home).endswith("/final-folder-name")
+
+
+# ---- routed follow-ups, B4, truthful cards ------------------------------------------------------------
+def routed_rows(app) -> list[MessageRow]:
+    stream = app.screen_stack[0].query_one(StreamView)
+    return [w for w in stream.rows.values() if isinstance(w, MessageRow) and w.item.kind == "routed"]
+
+
+async def test_a_routed_follow_up_says_where_it_went_and_not_this_task_offers_the_choice(tmp_path):
+    app = live_app(tmp_path, replies=[
+        {"content": None, "tool_calls": [{"name": "send_to_task", "arguments": {"task_id": "task-poster"}}]}])
+    async with app.run_test(size=SIZE) as pilot:
+        await booted(pilot)
+        ledger = app.session.runtime.ledger
+        await ledger.create_task("Poster series", task_id="task-poster")
+        await ledger.create_task("Jazz flyer", task_id="task-flyer")
+        await ledger.control("task-poster", "pause")  # it keeps the message unread
+        await type_text(pilot, "make the posters warmer")
+        await pilot.press("enter")
+        [row] = await wait_until(pilot, lambda: routed_rows(app), what="the routed line")
+        shown = str(row.render())
+        assert "→ sent to Poster series" in shown and "not this task" in shown
+        row.action_not_this()
+        gate = await wait_until(pilot, lambda: rows(app, s.gates, s.gates.c.kind == "clarify"), what="the card")
+        labels = [o["label"] for o in gate[0].options]
+        assert "Send to Jazz flyer" in labels and "Send to Poster series" not in labels and "A new task" in labels
+        moved = await rows(app, s.inbox, s.inbox.c.task_id == "task-poster")
+        assert [m.status for m in moved] == ["withdrawn"]
+        await wait_until(pilot, lambda: "you said not this task" in str(routed_rows(app)[0].render()),
+                         what="the line to say so")
+        await app.do_resolve(app.snap.gates[0], True, labels.index("Send to Jazz flyer") + 1)
+        sent = await wait_until(pilot, lambda: rows(app, s.inbox, s.inbox.c.task_id == "task-flyer"),
+                                what="the message at the chosen task")
+        assert sent[0].text == "make the posters warmer"
+
+
+async def test_a_change_sent_while_a_clip_renders_says_the_clip_keeps_the_old_prompt(tmp_path):
+    from lomo_tui.tui.widgets.card import TaskCard
+
+    app = make_app(tmp_path, "busy")
+    seen = notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        from tui_apps.states import until_ready
+
+        await until_ready(pilot)
+        card = next(c for c in app.screen.query(TaskCard) if c.task_id == "task-trailer")
+        card.focus()
+        await pilot.press("r")
+        await type_text(pilot, "make it slower")
+        await pilot.press("enter")
+        note = "the running clip keeps the old prompt; your change applies to the next step"
+        await wait_until(pilot, lambda: any(note in m.lower() for _, m in seen), what="the notice")
+        await wait_until(pilot, lambda: note in card.query_one("#card-text").render().plain, what="the card's note")
+
+
+async def test_a_declined_spend_leaves_a_card_that_does_not_say_generating(tmp_path):
+    from lomo_tui.tui.widgets.card import TaskCard, card_body
+
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await booted(pilot)
+        await type_text(pilot, "make a 3d model of a cat")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.snap and any(g.kind == "spend" for g in app.snap.gates),
+                         what="the spend gate", timeout=20)
+        gate = next(g for g in app.snap.gates if g.kind == "spend")
+        await app.do_resolve(gate, False)
+        card = await wait_until(pilot, lambda: next((c for c in app.screen.query(TaskCard) if c.task_id == gate.task_id
+                                                     and c.card.state == "done"), None), what="the card done",
+                                timeout=20)
+        body = card_body(card.card).plain
+        assert "Generating" not in body and "declined" in body

@@ -110,8 +110,28 @@ class Actions:
     async def do_send(self, text: str, task_id: str | None = None) -> str | None:
         self._need_runtime()
         message_id, _turn = await self.session.send(text, task_id)
+        note = self.job_note(task_id)
+        if note:  # B4: say so at once; the next step decides whether to make it again
+            self.notify(note[:1].upper() + note[1:] + ".", title="Change noted", severity="information")
         self.live.schedule()
         return message_id
+
+    snap: Any
+
+    def job_note(self, task_id: str | None) -> str:
+        """"the running clip keeps the old prompt; …" when TASK_ID has a generation running now."""
+        from .widgets.card import RUNNING_JOB, running_job_note
+
+        card = self.snap.cards.get(task_id) if self.snap is not None and task_id else None
+        running = [j for j in card.jobs if j.status in RUNNING_JOB] if card is not None else []
+        return running_job_note(running[0].kind) if running else ""
+
+    @friendly("take the message back")
+    async def do_not_this_task(self, inbox_id: str) -> None:
+        self._need_runtime()
+        await self.session.not_this_task(inbox_id)
+        self.notify(text("route.asked"), severity="information")
+        self.live.schedule(everything=True)
 
     @friendly("change the message")
     async def do_withdraw(self, message_id: str, replacement: str | None = None) -> None:

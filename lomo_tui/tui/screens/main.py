@@ -177,6 +177,11 @@ class MainScreen(Screen):
         event.stop()
         await self.app.submit(event.words, None)  # type: ignore[attr-defined]
 
+    @on(StreamView.NotThisTask)
+    async def not_this_task(self, event: StreamView.NotThisTask) -> None:
+        event.stop()
+        await self.app.do_not_this_task(event.inbox_id)  # type: ignore[attr-defined]
+
     @on(StreamView.LoadEarlier)
     async def load_earlier(self, event: StreamView.LoadEarlier) -> None:
         app: Any = self.app

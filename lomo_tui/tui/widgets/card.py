@@ -36,6 +36,15 @@ def card_actions(card: Card) -> list[tuple[str, str]]:
     return acts
 
 
+RUNNING_JOB = ("submitting", "queued", "running", "in_progress", "processing")
+
+
+def running_job_note(kind: str) -> str:
+    """"the running clip keeps the old prompt; your change applies to the next step"."""
+    thing = text(f"job.{kind}") if kind in ("video", "image", "3d", "audio") else text("job.other")
+    return text("job.keeps_old", thing=thing)
+
+
 def spend_text(card: Card, currency: str) -> str:
     text = money(card.spend, currency)
     return f"{text} + {money(card.model_cost)} model" if card.model_cost else text
@@ -64,8 +73,13 @@ def card_body(card: Card, currency: str = "credits") -> Content:
         lines.append(Content.from_markup("[$secondary]↳ $names[/]", names=names))
     for notice in card.notices[:2]:
         lines.append(Content.from_markup("[$warning]△ $notice[/]", notice=notice))
+    running = [j for j in card.jobs if j.status in RUNNING_JOB]
+    if running and card.waiting_messages:  # B4: a change never alters a job already running
+        lines.append(Content.from_markup("[$warning]△ $note[/]", note=running_job_note(running[0].kind)))
     if card.state == "failed" and card.reason:
         lines.append(Content.from_markup("[$error]$reason[/]", reason=card.reason))
+    elif card.outcome:
+        lines.append(Content.from_markup("[$error]✗ $outcome[/]", outcome=card.outcome))
     elif card.reply:
         reply = card.reply if len(card.reply) <= 96 else card.reply[:95] + "…"
         lines.append(Content.from_markup("[i $text-muted]“$reply”[/]", reply=reply))

@@ -36,11 +36,13 @@ class MessageRow(Static):
     MessageRow.-live { border-left: wide $secondary; color: $text-muted; }
     MessageRow.-queued { border-left: wide $warning; }
     MessageRow.-error { border-left: wide $error; background: $error 8%; }
+    MessageRow.-routed { margin: 0 0 1 2; padding: 0 1; }
     MessageRow:focus { background: $primary 15%; }
     """
 
-    def __init__(self, item: StreamItem, **kwargs: Any) -> None:
+    def __init__(self, item: StreamItem, note: Callable[[], str] | None = None, **kwargs: Any) -> None:
         self.item = item
+        self.note = note  # a "routed" row: an extra word about the task now (a job still running…)
         self.expanded = False
         super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
         self.can_focus = self.collapsible
@@ -60,6 +62,16 @@ class MessageRow(Static):
                                        what=size_words(item.text))
         elif is_long(body):
             more = Content.from_markup("\n[@click=toggle]▾ show less[/]")
+        if item.kind == "routed":
+            content = Content.from_markup("[$secondary]$sent[/]", sent=text("route.sent", title=item.text))
+            note = self.note() if self.note is not None else ""
+            if note:
+                content += Content.from_markup(" [$warning]· $note[/]", note=note)
+            if item.status == "withdrawn":
+                content += Content.from_markup(" [i $text-muted]· $w[/]", w=text("route.withdrawn"))
+            else:
+                content += Content.from_markup("  [@click=not_this][u]$n[/u][/]", n=text("route.not_this"))
+            return content
         if item.kind == "error":
             content = Content.from_markup("[b $error]✗ $reason[/]\n[$text-muted]$todo[/]", reason=body or
                                           text("error.unknown"), todo=error_hint(body))
@@ -72,6 +84,11 @@ class MessageRow(Static):
         else:
             content = message_content(body)
         return content + more if more is not None else content
+
+    def action_not_this(self) -> None:
+        stream = next((a for a in self.ancestors if isinstance(a, StreamView)), None)
+        if stream is not None:
+            stream.post_message(StreamView.NotThisTask(stream, self.item.detail, self.item.task_id or ""))
 
     def action_retry(self) -> None:
         stream = next((a for a in self.ancestors if isinstance(a, StreamView)), None)
@@ -133,6 +150,15 @@ class StreamView(VerticalScroll):
     """
     BINDINGS = keys.bindings("stream.earlier")
 
+    class NotThisTask(Message):
+        """The creator says a routed follow-up went to the wrong task."""
+
+        def __init__(self, stream: "StreamView", inbox_id: str, task_id: str) -> None:
+            super().__init__()
+            self.stream = stream
+            self.inbox_id = inbox_id
+            self.task_id = task_id
+
     class Retry(Message):
         """Send these words again (the creator pressed "retry" on a failed turn)."""
 
@@ -171,7 +197,16 @@ class StreamView(VerticalScroll):
         if item.kind == "card":
             card = self.card_for(item.task_id or "")
             return TaskCard(card) if card is not None else None
+        if item.kind == "routed":
+            return MessageRow(item, note=lambda: self._job_note(item.task_id))
         return MessageRow(item)
+
+    def _job_note(self, task_id: str | None) -> str:
+        from .card import RUNNING_JOB, running_job_note
+
+        card = self.card_for(task_id or "")
+        running = [j for j in card.jobs if j.status in RUNNING_JOB] if card is not None else []
+        return running_job_note(running[0].kind) if running else ""
 
     @property
     def mounted_rows(self) -> int:
@@ -232,6 +267,9 @@ class StreamView(VerticalScroll):
                     card = self.card_for(widget.task_id)
                     if card is not None:
                         widget.card = card
+                elif isinstance(widget, MessageRow) and item.kind == "routed":
+                    widget.item = item  # its status (withdrawn) and the task's jobs may have moved on
+                    widget.update(widget.content_for(item))
                 continue
             widget = self._row(item)
             if widget is None:
