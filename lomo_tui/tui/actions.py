@@ -259,6 +259,10 @@ class Actions:
         await self.push_screen(PreviewScreen(path))  # type: ignore[attr-defined]
 
     def edit_file(self, path: Path) -> None:
+        if not editable(path):  # a text editor would show noise and could corrupt the file on save
+            self.notify(text("files.not_text", name=path.name), title=text("files.not_text_title"),  # type: ignore
+                        severity="warning")
+            return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             self.notify("Set $EDITOR (for example `export EDITOR=nano`) to edit files from Lomo.",  # type: ignore
@@ -273,3 +277,13 @@ class Actions:
 
     notify: Any
     suspend: Any
+
+
+def editable(path: Path) -> bool:
+    """Whether PATH is a text file a text editor may open (not a picture, clip, model, sound or binary)."""
+    from ..workspace.files import is_text, kind_for
+
+    try:
+        return kind_for(path) not in ("image", "video", "3d", "audio") and is_text(path)
+    except (OSError, ValueError):
+        return False

@@ -25,6 +25,7 @@ from .strings import text
 from .themes import DEFAULT_THEME, discover
 
 log = logging.getLogger("lomo.tui")
+BELL_CHOICES = ("gates", "jobs", "all", "off")
 
 
 def _commands() -> Any:
@@ -193,7 +194,9 @@ class LomoApp(Actions, App[int]):
         if not self.session.opened:
             return
         snap = await views.snapshot(self.session.db, self.session.settings)
-        self.snap = snap
+        previous, self.snap = self.snap, snap
+        if previous is not None and {g.id for g in snap.gates} - {g.id for g in previous.gates}:
+            self.alert("gates")
         for header in self._headers():
             header.header = snap.header
             header.model = self.session.model_name
@@ -201,6 +204,36 @@ class LomoApp(Actions, App[int]):
             apply = getattr(screen, "apply_snapshot", None)
             if apply is not None:
                 await apply(snap, tasks=tasks or set(), everything=everything)
+
+    # ---- the bell: a gate opened, a long job finished ---------------------------------------------------
+    def bell_setting(self) -> str:
+        """`[tui] bell`: "gates" (default), "jobs", "all" or "off"."""
+        value = str(self.settings.section("tui").get("bell", "gates")).lower()
+        return value if value in BELL_CHOICES else "gates"
+
+    def alert(self, why: str) -> None:
+        """Ring the terminal bell for WHY ("gates" or "jobs") when the creator asked for it."""
+        if self.bell_setting() in (why, "all"):
+            self.bell()
+
+    async def job_finished(self, job_id: str, task_id: str | None) -> None:
+        """A job ended: if it ran long (`[tui] long_job_s`, default 20 s), ring and say so."""
+        from sqlalchemy import select
+
+        from ..store import schema as s
+
+        try:
+            threshold = float(self.settings.section("tui").get("long_job_s", 20))
+        except (TypeError, ValueError):
+            threshold = 20.0
+        async with self.session.db.read() as conn:
+            job = (await conn.execute(select(s.jobs.c.kind, s.jobs.c.status, s.jobs.c.created_at,
+                                             s.jobs.c.updated_at).where(s.jobs.c.id == job_id))).first()
+        if job is None or (job.updated_at or 0) - (job.created_at or 0) < threshold:
+            return
+        self.alert("jobs")
+        title = await self.task_title(task_id)
+        self.notify(text("bell.job_done", kind=job.kind, title=title, status=job.status), title=text("bell.title"))
 
     async def task_title(self, task_id: str | None) -> str:
         if self.snap is not None and task_id in self.snap.cards:

@@ -67,6 +67,9 @@ class Live:
                 self.app.notify(f"{text('error.toast_task', title=title, reason=reason)}\n"
                                 f"{text('error.toast_task_todo')}", title=text("error.toast_title"),
                                 severity="error", timeout=8)
+        if notice.type == "job_done" and notice.data.get("job_id"):
+            self.app.run_worker(self.app.job_finished(notice.data["job_id"], notice.task_id), group="bell",
+                                exit_on_error=False)
         self.tasks.add(notice.task_id)
         if notice.type in FILE_TYPES:
             self.files.append(dict(notice.data, type=notice.type))

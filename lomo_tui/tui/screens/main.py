@@ -17,7 +17,7 @@ from ..widgets.card import TaskCard
 from ..widgets.composer import Composer, ComposerInput, TypeAhead
 from ..widgets.gates import GateInbox, GateList
 from ..widgets.header import HeaderBar
-from ..widgets.stream import PAGE, StreamView
+from ..widgets.stream import PAGE, StreamView, Welcome
 from ..widgets.tree import WorkspaceTree
 
 NARROW = 100  # below: one pane at a time (80×24 works)
@@ -38,7 +38,7 @@ class MainScreen(Screen):
                 yield WorkspaceTree(app.workspace_root, id="tree")
             with Vertical(id="centre"):
                 yield Static(id="gate-strip")
-                yield StreamView(id="stream", card_for=self._card)
+                yield StreamView(id="stream", card_for=self._card, welcome=True)
                 yield Composer(id="composer")
             yield GateInbox(id="gates")
         yield Footer()
@@ -176,6 +176,12 @@ class MainScreen(Screen):
     async def retry(self, event: StreamView.Retry) -> None:
         event.stop()
         await self.app.submit(event.words, None)  # type: ignore[attr-defined]
+
+    @on(Welcome.Example)
+    def example(self, event: Welcome.Example) -> None:
+        field = self.query_one(Composer).input
+        field.value = event.request
+        field.focus()
 
     @on(StreamView.NotThisTask)
     async def not_this_task(self, event: StreamView.NotThisTask) -> None:

@@ -15,7 +15,7 @@ from ...views import Card
 from .. import keys
 from ..strings import text
 from .composer import redirect_letters
-from ..fmt import STATE_ICON, STATE_STYLE, bar, middle_cut, money
+from ..fmt import STATE_ICON, STATE_STYLE, bar, distinct_names, money
 
 RUNNING = ("running", "waiting_job", "waiting_you", "idle")
 
@@ -66,7 +66,8 @@ def card_body(card: Card, currency: str = "credits") -> Content:
             facts.append(f"{job.kind} {job.status}")
     lines.append(Content.from_markup("[$text-muted]$facts[/]", facts=" · ".join(facts)))
     if card.artifacts:
-        names = " · ".join(f"{middle_cut(a.name, 26)} v{a.version}" for a in card.artifacts[:2])
+        short = distinct_names([a.name for a in card.artifacts], 26)  # told apart, not all "poster-…"
+        names = " · ".join(f"{name} v{a.version}" for name, a in zip(short[:2], card.artifacts))
         more = len(card.artifacts) - 2
         if more > 0:
             names += f" · +{more} more"

@@ -18,7 +18,7 @@ from textual.widgets import Static
 from ...views import Card, StreamItem, StreamPage
 from .. import keys
 from ..fmt import message_content
-from ..strings import text
+from ..strings import lines, text
 from .card import TaskCard
 
 PAGE = 120
@@ -144,6 +144,31 @@ class EarlierMarker(Static, can_focus=True):
         self.post_message(self.Pressed())
 
 
+class Welcome(Static):
+    """The first screen, until the first message: what Lomo can do and a few requests to try."""
+
+    DEFAULT_CSS = """
+    Welcome { height: auto; padding: 1 2; margin: 1 0; border-left: wide $accent; }
+    """
+
+    class Example(Message):
+        def __init__(self, request: str) -> None:
+            super().__init__()
+            self.request = request
+
+    def on_mount(self) -> None:
+        parts = [Content.from_markup("[b $accent]$t[/]", t=text("welcome.title"))]
+        parts += [Content.from_markup("  • $c", c=c) for c in lines("welcome.can")]
+        parts += [Content(""), Content.from_markup("[b]$t[/]", t=text("welcome.try"))]
+        parts += [Content.from_markup(f"  [@click=example({n})]→ $e[/]", e=e)
+                  for n, e in enumerate(lines("welcome.examples"))]
+        parts += [Content(""), Content.from_markup("[$text-muted]$k[/]", k=text("welcome.keys"))]
+        self.update(Content("\n").join(parts))
+
+    def action_example(self, number: int) -> None:
+        self.post_message(self.Example(lines("welcome.examples")[number]))
+
+
 class StreamView(VerticalScroll):
     DEFAULT_CSS = """
     StreamView { padding: 0 1; }
@@ -173,8 +198,10 @@ class StreamView(VerticalScroll):
             self.stream = stream
             self.before = before
 
-    def __init__(self, *, card_for: Callable[[str], Card | None] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, card_for: Callable[[str], Card | None] | None = None, welcome: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.welcome = welcome
         self.card_for = card_for or (lambda _id: None)
         self.keys: list[str] = []
         self.rows: dict[str, Widget] = {}
@@ -188,6 +215,12 @@ class StreamView(VerticalScroll):
         marker = EarlierMarker(id="earlier")
         marker.display = False
         yield marker
+        if self.welcome:
+            yield Welcome(id="welcome")
+
+    def _show_welcome(self) -> None:
+        for welcome in self.query(Welcome):
+            welcome.display = not self.keys and not self._queued
 
     def on_mount(self) -> None:
         self.anchor()  # stay at the newest entry while content grows, until the creator scrolls up
@@ -223,6 +256,7 @@ class StreamView(VerticalScroll):
         if self._queued:
             self.mount_all(self._queued)
             self.scroll_end(animate=False)
+        self._show_welcome()
 
     async def show_page(self, page: StreamPage) -> None:
         """Bring the newest part of the stream up to date with PAGE (the latest page from the read model)."""
@@ -233,6 +267,7 @@ class StreamView(VerticalScroll):
         else:
             await self._merge(items)
         await self._keep_live_last(items)
+        self._show_welcome()
         if follow:  # prune only while following the newest rows, never under a reader's eyes
             await self._prune()
             self.scroll_end(animate=False)

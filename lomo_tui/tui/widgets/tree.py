@@ -15,6 +15,7 @@ from textual.widgets._tree import TreeNode
 from ...views import FileMark
 from ...workspace.paths import is_ignored
 from .. import keys
+from ..fmt import distinct_names
 
 
 class WorkspaceTree(DirectoryTree):
@@ -65,6 +66,9 @@ class WorkspaceTree(DirectoryTree):
         if node.data is None or node._allow_expand or not self.is_mounted:
             return label
         mark = self.marks.get(self.rel(node.data.path))
+        badges = (len(f" v{mark.version}") + (6 if mark.changed_by_you else 0)
+                  + (len(f" △{mark.notices}") if mark.notices else 0)) if mark else 0
+        label = self._distinct(node, label, badges)
         if mark is None:
             return label
         label.append(f" v{mark.version}", self.get_component_rich_style("workspace-tree--version", partial=True))
@@ -73,6 +77,25 @@ class WorkspaceTree(DirectoryTree):
         if mark.notices:
             label.append(f" △{mark.notices}", self.get_component_rich_style("workspace-tree--notice", partial=True))
         return label
+
+    def _distinct(self, node: TreeNode[DirEntry], label: Text, badges: int) -> Text:
+        """Shorten a long file name so it stays told apart from its siblings (the shared part elided)."""
+        name = node.data.path.name if node.data is not None else ""
+        depth, up = 0, node.parent
+        while up is not None:
+            depth, up = depth + 1, up.parent
+        room = self.scrollable_content_region.width - self.guide_depth * depth - 3 - badges - 1
+        if room < 8 or len(name) <= room or not label.plain.endswith(name) or node.parent is None:
+            return label
+        siblings = [c.data.path.name for c in node.parent.children if c.data is not None and not c._allow_expand]
+        if name not in siblings:
+            return label
+        short = distinct_names(siblings, room)[siblings.index(name)]
+        head = label.plain[: len(label.plain) - len(name)]
+        name_style = label.spans[-1].style if label.spans else ""
+        out = Text(head, style=label.style)
+        out.append(short, name_style)
+        return out
 
     def label_text(self, rel: str) -> str | None:
         """The rendered label of the node for REL (for tests and the tmux check), None if not shown."""

@@ -1,0 +1,141 @@
+"""Seeing the work (issue 12 §6): names told apart, no text editor on binaries, the first screen, the bell,
+previews that step through results and show clips and 3D models, CJK captions."""
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from lomo_tui.studio import caption
+from lomo_tui.tui.fmt import distinct_names
+from lomo_tui.tui.widgets.stream import Welcome
+from tui_apps.live import notifications, wait_until
+from tui_apps.states import make_app, until_ready
+
+SIZE = (120, 36)
+POSTERS = [f"retro-poster-for-the-jazz-night-poster-{n}-of-4-{h}.png"
+           for n, h in zip(range(1, 5), ("c2b0ad", "9a1e04", "77ffee", "0b0b0b"))]
+
+
+def test_long_names_keep_the_part_that_differs():
+    short = distinct_names(POSTERS, 26)
+    assert len(set(short)) == 4 and all(len(n) <= 26 for n in short)
+    assert short[0] == "retro-…1-of-4-c2b0ad.png"
+    assert distinct_names(["cat.png", "dog.png"], 26) == ["cat.png", "dog.png"]
+
+
+async def test_the_tree_and_the_card_tell_four_posters_apart(tmp_path):
+    from lomo_tui.tui.widgets.card import TaskCard, card_body
+    from lomo_tui.tui.widgets.tree import WorkspaceTree
+    from tui_apps.states import agent_file, make_png
+
+    async def seed(rt):
+        await rt.ledger.main_task_id()
+        await rt.ledger.create_task("Poster series", task_id="task-poster")
+        for name in POSTERS:
+            make_png(rt.workspace.root / name)
+            await agent_file(rt, "task-poster", name, f"seed-{name}")
+
+    app = make_app(tmp_path, "empty")
+    app.session.seed = seed
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        tree = app.screen.query_one(WorkspaceTree)
+        labels = [await wait_until(pilot, lambda n=n: tree.label_text(n), what=n) for n in POSTERS]
+        assert len({label.split(" v")[0] for label in labels}) == 4
+        assert all(label.startswith("📄 retro-…") for label in labels)
+        assert [label.split("…")[1][0] for label in labels] == ["1", "2", "3", "4"]  # the part that differs
+        card = next(c for c in app.screen.query(TaskCard) if c.task_id == "task-poster")
+        shown = card_body(card.card).plain
+        assert shown.count("retro-…") == 2 and "-of-4-" in shown
+
+
+async def test_e_on_a_picture_never_opens_a_text_editor(tmp_path, monkeypatch):
+    marker = tmp_path / "editor-ran"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = make_app(tmp_path, "busy")
+    seen = notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        app.edit_file(app.workspace_root / "cat.png")
+        assert not marker.exists()
+        assert any(title == "Not a text file" and "cat.png" in m for title, m in seen)
+
+
+async def test_the_first_screen_shows_what_lomo_can_do_until_the_first_message(tmp_path):
+    app = make_app(tmp_path, "empty")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        welcome = app.screen.query_one(Welcome)
+        assert welcome.display and "What Lomo can do" in str(welcome.render())
+        welcome.action_example(0)
+        await pilot.pause()
+        field = app.screen.query_one("#composer-input")
+        assert field.value.startswith("Make a poster series")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not welcome.display, what="the welcome to make way")
+
+
+async def test_the_bell_rings_when_a_gate_opens_unless_turned_off(tmp_path):
+    from lomo_tui.governance.gates import open_gate
+
+    for setting, rings in (("gates", 1), ("off", 0)):
+        app = make_app(tmp_path / setting, "empty", tui={"bell": setting})
+        rang: list[int] = []
+        app.bell = lambda: rang.append(1)  # the terminal's bell cannot be heard here; count the calls
+        async with app.run_test(size=SIZE) as pilot:
+            await until_ready(pilot)
+            async with app.session.db.write() as conn:
+                await open_gate(conn, task_id=None, kind="question", question="Which font?",
+                                options=["Serif", "Sans"], dedupe_key="bell")
+            app.live.schedule(everything=True)
+            await wait_until(pilot, lambda: app.snap.gates, what="the gate")
+            assert len(rang) == rings, setting
+
+
+# ---- CJK captions --------------------------------------------------------------------------------------
+def fake_fc_match(tmp: Path, prints: str) -> Path:
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    for tool in ("fc-match", "fc-list"):
+        script = bin_dir / tool
+        script.write_text(f"#!/bin/sh\necho {tool} \"$@\" >> {tmp / 'asked'}\nprintf '%s' '{prints}'\n",
+                          encoding="utf-8")
+        script.chmod(0o755)
+    return bin_dir
+
+
+def test_captions_ask_fontconfig_for_a_cjk_font(tmp_path, monkeypatch):
+    font = tmp_path / "NotReallyAFont.ttf"
+    font.write_bytes(b"not a font")
+    monkeypatch.setenv("PATH", str(fake_fc_match(tmp_path, str(font))))  # this fontconfig only
+    caption.fontconfig_files.cache_clear()
+    caption._fonts.cache_clear()
+    try:
+        assert caption.fontconfig_files() == (str(font),)
+        asked = (tmp_path / "asked").read_text(encoding="utf-8")
+        assert "fc-match -f %{file} :lang=zh" in asked and "fc-list" in asked
+        assert caption.font_for("一只猫", 14) is not None  # a file that is not a font is passed over
+    finally:
+        caption.fontconfig_files.cache_clear()
+        caption._fonts.cache_clear()
+
+
+def test_captions_fall_back_where_there_is_no_fontconfig(tmp_path, monkeypatch):
+    from PIL import Image
+
+    from lomo_tui.studio.palette import palette_for
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no fc-match anywhere
+    caption.fontconfig_files.cache_clear()
+    caption._fonts.cache_clear()
+    try:
+        assert caption.fontconfig_files() == ()
+        picture = Image.new("RGB", (200, 120))
+        caption.caption(picture, "一只猫在月光下", palette_for("cat"))  # draws, whatever the font
+    finally:
+        caption.fontconfig_files.cache_clear()
+        caption._fonts.cache_clear()
