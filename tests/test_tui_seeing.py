@@ -139,3 +139,93 @@ def test_captions_fall_back_where_there_is_no_fontconfig(tmp_path, monkeypatch):
     finally:
         caption.fontconfig_files.cache_clear()
         caption._fonts.cache_clear()
+
+
+# ---- previews --------------------------------------------------------------------------------------------
+async def test_a_preview_steps_through_a_tasks_results(tmp_path):
+    from lomo_tui.tui.screens.preview import PreviewScreen
+    from lomo_tui.tui.screens.task import TaskScreen
+    from lomo_tui.tui.widgets.task_parts import ArtifactRow
+    from tui_apps.states import agent_file, make_png
+
+    async def seed(rt):
+        await rt.ledger.main_task_id()
+        await rt.ledger.create_task("Poster series", task_id="task-poster")
+        for n, name in enumerate(POSTERS[:3]):
+            make_png(rt.workspace.root / name, hue=n * 40)
+            await agent_file(rt, "task-poster", name, f"seed-{name}")
+
+    app = make_app(tmp_path, "empty")
+    app.session.seed = seed
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        await app.open_task("task-poster")
+        await wait_until(pilot, lambda: isinstance(app.screen, TaskScreen) and app.screen.loaded, what="task view")
+        row = await wait_until(pilot, lambda: app.screen.query(ArtifactRow) and app.screen.query(ArtifactRow).first(),
+                               what="an artifact")
+        first = row.artifact.path
+        row.focus()
+        await pilot.press("enter")
+        preview = await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen) and app.screen, what="preview")
+        assert preview.path.name == first and "1 of 3" in str(preview.query_one("#preview-title").render())
+        seen = [preview.path.name]
+        for _ in range(3):
+            await pilot.press("right")
+            seen.append(preview.path.name)
+        assert len(set(seen[:3])) == 3 and seen[3] == seen[0]  # every result, then round again
+        await pilot.press("left")
+        assert preview.path.name == seen[2]
+
+
+async def test_an_animated_clip_plays_and_says_its_frames_and_length(tmp_path):
+    from PIL import Image
+
+    from lomo_tui.tui.screens.preview import PreviewScreen
+
+    app = make_app(tmp_path, "empty")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        clip = app.workspace_root / "clip.gif"
+        frames = [Image.new("RGB", (64, 48), (40 * n, 80, 200 - 40 * n)) for n in range(5)]
+        frames[0].save(clip, save_all=True, append_images=frames[1:], duration=120, loop=0)
+        await app.open_file(clip)
+        preview = await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen) and app.screen, what="preview")
+        info = await wait_until(pilot, lambda: preview.query("#preview-info") and preview.query_one("#preview-info"),
+                                what="the clip's facts")
+        assert "5 frames" in str(info.render()) and "0.60 s" in str(info.render())
+        await wait_until(pilot, lambda: preview.frame > 0, what="the clip to play")
+        await pilot.press("space")
+        assert not preview.playing
+
+
+async def test_a_gltf_model_previews_as_a_rendered_still_not_json(tmp_path):
+    from lomo_tui.studio.mesh import render_mesh
+    from lomo_tui.tui.screens.preview import PreviewScreen
+
+    app = make_app(tmp_path, "empty")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        model = app.workspace_root / "vase.gltf"
+        model.write_bytes(render_mesh("a vase", seed=1))
+        await app.open_file(model)
+        preview = await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen) and app.screen, what="preview")
+        info = await wait_until(pilot, lambda: preview.query("#preview-info") and preview.query_one("#preview-info"),
+                                what="the model's facts")
+        assert "3D model" in str(info.render()) and "triangles" in str(info.render())
+        picture = preview.query_one("#preview-picture")
+        assert picture.image.size[0] > 0  # a picture widget, drawn from the mesh
+        from textual.widgets import TextArea
+
+        assert not preview.query(TextArea) and "base64" not in str(preview.query_one("#preview-body").render())
+
+
+def test_the_still_of_a_model_is_drawn_from_its_triangles(tmp_path):
+    from lomo_tui.studio.mesh import render_mesh
+    from lomo_tui.tui.meshview import render_still
+
+    model = tmp_path / "cube.gltf"
+    model.write_bytes(render_mesh("a cube", seed=1))
+    still, count = render_still(model, (160, 120))
+    assert count >= 12 and still.size == (160, 120)
+    background = still.getpixel((0, 0))
+    assert still.getpixel((80, 60)) != background  # the model is in the middle of the picture

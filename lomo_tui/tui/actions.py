@@ -253,10 +253,11 @@ class Actions:
         self.after_model_switch()  # type: ignore[attr-defined]
 
     # ---- files ------------------------------------------------------------------------------------
-    async def open_file(self, path: Path) -> None:
+    async def open_file(self, path: Path, siblings: list[Path] | None = None) -> None:
+        """Preview PATH; ←/→ step through SIBLINGS (a task's results, or the files of its folder)."""
         from .screens.preview import PreviewScreen
 
-        await self.push_screen(PreviewScreen(path))  # type: ignore[attr-defined]
+        await self.push_screen(PreviewScreen(path, siblings))  # type: ignore[attr-defined]
 
     def edit_file(self, path: Path) -> None:
         if not editable(path):  # a text editor would show noise and could corrupt the file on save

@@ -162,11 +162,13 @@ class MainScreen(Screen):
 
     @on(WorkspaceTree.FileSelected)
     async def preview_selected(self, event: WorkspaceTree.FileSelected) -> None:
-        await self.app.open_file(event.path)  # type: ignore[attr-defined]
+        tree = self.query_one(WorkspaceTree)
+        await self.app.open_file(event.path, tree.files_beside(event.path))  # type: ignore[attr-defined]
 
     @on(WorkspaceTree.Preview)
     async def preview(self, event: WorkspaceTree.Preview) -> None:
-        await self.app.open_file(event.path)  # type: ignore[attr-defined]
+        tree = self.query_one(WorkspaceTree)
+        await self.app.open_file(event.path, tree.files_beside(event.path))  # type: ignore[attr-defined]
 
     @on(WorkspaceTree.Edit)
     def edit(self, event: WorkspaceTree.Edit) -> None:

@@ -202,7 +202,8 @@ class TaskScreen(Screen):
         if event.edit:
             self.app.edit_file(event.path)  # type: ignore[attr-defined]
         else:
-            await self.app.open_file(event.path)  # type: ignore[attr-defined]
+            results = [self.app.workspace_root / a.path for a in self.detail.artifacts] if self.detail else None
+            await self.app.open_file(event.path, results)  # type: ignore[attr-defined]
 
     @on(StreamView.Retry)
     async def retry(self, event: StreamView.Retry) -> None:

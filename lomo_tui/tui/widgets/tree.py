@@ -54,6 +54,13 @@ class WorkspaceTree(DirectoryTree):
         return sorted((p for p in paths if not is_ignored(self.rel(p))),
                       key=lambda p: (not self._safe_is_dir(p), p.name.lower()))
 
+    def files_beside(self, path: Path) -> list[Path]:
+        """The files in PATH's folder, in the tree's order (what a preview steps through)."""
+        try:
+            return [p for p in self.filter_paths(path.parent.iterdir()) if p.is_file()]
+        except OSError:
+            return [path]
+
     def set_marks(self, marks: dict[str, FileMark]) -> None:
         if marks == self.marks:
             return
