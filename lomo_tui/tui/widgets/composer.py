@@ -30,7 +30,7 @@ class ComposerInput(TextArea):
     """A few lines of text; Enter submits (see the module docstring for new lines)."""
 
     DEFAULT_CSS = """
-    ComposerInput { height: auto; min-height: 3; max-height: 10; width: 1fr; }
+    ComposerInput { height: auto; min-height: 3; max-height: 12; width: 1fr; }
     """
 
     class Submitted(Message):
@@ -40,7 +40,7 @@ class ComposerInput(TextArea):
             self.value = value
 
     def __init__(self, placeholder: str = "", **kwargs: Any) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=True,
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", compact=False,
                          placeholder=placeholder, **kwargs)
         self.pastes: dict[str, str] = {}  # chip text -> the pasted text it stands for
 
