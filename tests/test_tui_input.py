@@ -205,3 +205,22 @@ async def test_after_answering_a_gate_the_selection_moves_to_the_next_one(tmp_pa
         await wait_until(pilot, lambda: gates.option_count == 2, what="the answered gate to leave")
         assert gates.highlighted == 1 and gates.highlighted_gate.question == "Which font?"
         assert second.question != "Which font?"
+
+
+async def test_letters_typed_on_the_tree_or_a_gate_go_to_the_input_but_their_keys_still_work(tmp_path):
+    from lomo_tui.tui.screens.preview import PreviewScreen
+    from lomo_tui.tui.widgets.tree import WorkspaceTree
+
+    app = make_app(tmp_path, "busy")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        app.screen.query_one(WorkspaceTree).focus()
+        await type_text(pilot, "hi")
+        assert composer(app).input.value == "hi"
+        app.screen.query_one(GateList).focus()
+        await pilot.press("x")
+        assert composer(app).input.value == "hix"
+        tree = app.screen.query_one(WorkspaceTree)
+        tree.focus()
+        await pilot.press("end", "space")  # its own keys are its own (the last file opens)
+        await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen), what="a preview from the tree")

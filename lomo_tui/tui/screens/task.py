@@ -67,7 +67,7 @@ class TaskScreen(Screen):
                     yield Static(id="checklist")
                     yield Static("Artifacts", classes="section-title")
                     yield ArtifactList(app.workspace_root, id="artifacts")
-                yield StreamView(id="task-stream")
+                yield StreamView(id="task-stream", card_for=self._card)
             with Vertical(id="task-right"):
                 with Vertical(id="task-gates-box"):
                     yield Static("Waiting for you", classes="pane-title", id="task-gates-title")
@@ -81,6 +81,10 @@ class TaskScreen(Screen):
         yield Composer(text("composer.placeholder_task"), id="composer", task_id=self.task_id, fixed=True,
                        title="…")
         yield Footer()
+
+    def _card(self, task_id: str) -> views.Card | None:
+        snap = getattr(self.app, "snap", None)
+        return snap.cards.get(task_id) if snap is not None else None
 
     def on_resize(self, event: Any) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")

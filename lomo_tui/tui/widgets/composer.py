@@ -60,7 +60,7 @@ class ComposerInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         pasted = event.text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = pasted.count("\n") + 1
+        lines = len(pasted.splitlines()) or 1
         if lines <= CHIP_LINES and len(pasted) <= CHIP_CHARS:
             return await super()._on_paste(events.Paste(pasted))
         event.stop()

@@ -20,6 +20,7 @@ from .. import keys
 from ..fmt import message_content
 from ..strings import lines, text
 from .card import TaskCard
+from .composer import redirect_letters
 
 PAGE = 120
 MAX_MOUNTED = 400
@@ -79,6 +80,9 @@ class MessageRow(Static):
                 content += Content.from_markup("  [@click=retry]↻ $retry[/]", retry=text("error.retry"))
         elif item.kind == "pending":
             content = Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=body)
+            note = self.note() if self.note is not None else ""
+            if note:  # B4: the running job is not changed by this message
+                content += Content.from_markup("\n[$warning]△ $note[/]", note=note)
         elif item.kind == "queued":
             content = Content.from_markup("$text [i $warning]($note)[/]", text=body, note=text("composer.queued_row"))
         else:
@@ -230,7 +234,7 @@ class StreamView(VerticalScroll):
         if item.kind == "card":
             card = self.card_for(item.task_id or "")
             return TaskCard(card) if card is not None else None
-        if item.kind == "routed":
+        if item.kind in ("routed", "pending"):
             return MessageRow(item, note=lambda: self._job_note(item.task_id))
         return MessageRow(item)
 
@@ -391,6 +395,9 @@ class StreamView(VerticalScroll):
                 await self.live_token(text)
             else:
                 await self.live_thinking()
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)  # the stream or a folded message has the focus: letters are for the input
 
     def on_earlier_marker_pressed(self, event: EarlierMarker.Pressed) -> None:
         event.stop()

@@ -16,6 +16,7 @@ from ...views import FileMark
 from ...workspace.paths import is_ignored
 from .. import keys
 from ..fmt import distinct_names
+from .composer import redirect_letters
 
 
 class WorkspaceTree(DirectoryTree):
@@ -111,6 +112,9 @@ class WorkspaceTree(DirectoryTree):
             if node is not None and node.data is not None and self.rel(node.data.path) == rel:
                 return self.render_label(node, Style(), Style()).plain
         return None
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)
 
     def _selected_path(self) -> Path | None:
         node = self.cursor_node
