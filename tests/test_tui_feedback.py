@@ -38,7 +38,8 @@ async def test_a_model_error_on_main_shows_on_its_message_with_what_to_do_and_a_
                                                                        and w.item.text == "hello"))
         toasts = [(t, m) for t, m in seen if t == "Lomo could not answer"]
         assert toasts and not any("resume it with p" in m for _, m in toasts)
-        row.action_retry()
+        row.focus()
+        await pilot.press("enter")  # the retry key
         await wait_until(pilot, lambda: count_hello(app), what="the retried message")
 
 

@@ -46,7 +46,7 @@ class MessageRow(Static):
         self.note = note  # a "routed" row: an extra word about the task now (a job still running…)
         self.expanded = False
         super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
-        self.can_focus = self.collapsible
+        self.can_focus = self.collapsible or (item.kind == "error" and bool(item.detail))
 
     @property
     def collapsible(self) -> bool:
@@ -77,7 +77,8 @@ class MessageRow(Static):
             content = Content.from_markup("[b $error]✗ $reason[/]\n[$text-muted]$todo[/]", reason=body or
                                           text("error.unknown"), todo=error_hint(body))
             if item.detail:
-                content += Content.from_markup("  [@click=retry]↻ $retry[/]", retry=text("error.retry"))
+                content += Content.from_markup("  [@click=retry]↻ $retry[/] [$text-muted](or Enter on it)[/]",
+                                               retry=text("error.retry"))
         elif item.kind == "pending":
             content = Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=body)
             note = self.note() if self.note is not None else ""
@@ -104,7 +105,9 @@ class MessageRow(Static):
         self.update(self.content_for(self.item))
 
     def key_enter(self) -> None:
-        if self.collapsible:
+        if self.item.kind == "error" and self.item.detail:
+            self.action_retry()  # Enter on a failed step sends its words again
+        elif self.collapsible:
             self.action_toggle()
 
 
