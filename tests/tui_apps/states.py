@@ -291,6 +291,7 @@ SCENES = (
     Scene("tree-changed-file", "busy", keys=("ctrl+t", "down", "down", "down", "down")),
     Scene("task-view", "busy", task="task-poster"),
     Scene("task-view-80x24", "busy", size=(80, 24), task="task-story"),
+    Scene("task-view-gates", "busy", task="task-flyer"),
     Scene("theme-light", "busy", theme="lomo-light"),
     Scene("theme-high-contrast", "busy", theme="lomo-high-contrast"),
     Scene("help", "empty", keys=("f1",)),

@@ -72,6 +72,8 @@ class TaskScreen(Screen):
                 with Vertical(id="task-gates-box"):
                     yield Static("Waiting for you", classes="pane-title", id="task-gates-title")
                     yield GateList(id="task-gates")
+                    yield Static(Content.from_markup("[b]a[/] approve · [b]r[/] reject · [b]1–9[/] choose · Ctrl+G"),
+                                 id="task-gates-hint")
                 with Vertical(id="inbox-box"):
                     yield Static("Inbox", classes="pane-title")
                     yield InboxList(app.clock, id="inbox")
@@ -138,8 +140,7 @@ class TaskScreen(Screen):
         mine = tuple(g for g in gates if g.task_id == self.task_id)
         self.query_one("#task-gates", GateList).show(mine)
         self.query_one("#task-gates-title", Static).update(
-            Content.from_markup("[b $warning]⚑[/] Waiting for you ($n) — [b]a[/] approve · [b]r[/] reject · "
-                                "[b]1–9[/] choose", n=str(len(mine))))
+            Content.from_markup("[b $warning]⚑[/] Waiting for you ($n)", n=str(len(mine))))
         self.set_class(bool(mine), "-has-gates")
 
     def focus_gates(self) -> None:
