@@ -229,3 +229,18 @@ def test_the_still_of_a_model_is_drawn_from_its_triangles(tmp_path):
     assert count >= 12 and still.size == (160, 120)
     background = still.getpixel((0, 0))
     assert still.getpixel((80, 60)) != background  # the model is in the middle of the picture
+
+
+async def test_a_long_job_finishing_rings_when_asked_for(tmp_path):
+    from tui_apps.live import booted, live_app, type_text
+
+    app = live_app(tmp_path, tui={"bell": "jobs", "long_job_s": 0})
+    rang: list[int] = []
+    app.bell = lambda: rang.append(1)
+    seen = notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await booted(pilot)
+        await type_text(pilot, "a picture of a cat")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: rang, what="the bell", timeout=30)
+        assert any(title == "Finished" and "image" in m for title, m in seen)
