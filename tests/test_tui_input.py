@@ -224,3 +224,36 @@ async def test_letters_typed_on_the_tree_or_a_gate_go_to_the_input_but_their_key
         tree.focus()
         await pilot.press("end", "space")  # its own keys are its own (the last file opens)
         await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen), what="a preview from the tree")
+
+
+async def test_esc_in_the_composer_goes_back_to_talking_to_main(tmp_path):
+    app = make_app(tmp_path, "busy")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        card = card_for(app, "task-trailer")
+        card.focus()
+        await pilot.press("r")
+        assert composer(app).task_id == "task-trailer" and composer(app).input.has_focus
+        await pilot.press("escape")
+        assert composer(app).task_id is None and composer(app).target_title == "Main"
+
+
+async def test_a_workspace_that_cannot_be_made_keeps_the_message_and_says_why(tmp_path):
+    from lomo_tui.config import Settings
+    from lomo_tui.tui.app import LomoApp
+    from tui_apps.live import notifications
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    settings = Settings(workspace=blocker / "ws", db_url=f"sqlite+aiosqlite:///{tmp_path / 'lomo.db'}",
+                        model="lomo/local", file={})
+    app = LomoApp(settings, config_dir=tmp_path / "config", images="off")
+    seen = notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.boot_error, what="the start-up error")
+        await wait_until(pilot, lambda: composer(app).input.has_focus, what="the composer")
+        await type_text(pilot, "a fox")
+        await pilot.press("enter")
+        assert composer(app).input.value == "a fox"
+        assert any("workspace folder" in m and "kept" in m for _, m in seen)
+    assert not (tmp_path / "lomo.db").exists()  # nothing was opened, nothing delivered

@@ -7,6 +7,7 @@ remote model's client library (litellm) loads last, in a thread, while the heade
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -15,6 +16,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from .. import views
+from ..errors import LomoError
 from . import keys
 from .actions import Actions, log_hint
 from .fmt import Clock, clock_time
@@ -69,10 +71,13 @@ class LomoApp(Actions, App[int]):
         self.boot_error: str | None = None
         self.queued: list[tuple[str, str | None]] = []  # typed before the runtime was ready
         self.keymap, self._problems = keys.keymap_from_config(settings.file or {})
+        self.workspace_problem: str | None = None  # the runtime is not started on a workspace it cannot use
         try:
             self.workspace_root.mkdir(parents=True, exist_ok=True)
+            if not os.access(self.workspace_root, os.W_OK | os.X_OK):
+                self.workspace_problem = f"the workspace folder {self.workspace_root} is not writable"
         except OSError as exc:
-            self._problems.append(f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}")
+            self.workspace_problem = f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}"
 
     # ---- start-up -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -115,9 +120,12 @@ class LomoApp(Actions, App[int]):
     async def _boot(self) -> None:
         self.set_status("starting…")
         try:
+            if self.workspace_problem:
+                raise LomoError(self.workspace_problem + "; choose another with --workspace or LOMO_WORKSPACE")
             await self.session.open()
         except Exception as exc:  # noqa: BLE001 — stay open and say what to do
-            log.exception("runtime failed to start")
+            log.log(logging.WARNING if isinstance(exc, LomoError) else logging.ERROR, "runtime failed to start",
+                    exc_info=not isinstance(exc, LomoError))
             self.boot_error = str(exc)
             self.set_status(text("start.not_started"))
             waiting, self.queued = [m for m, _ in self.queued], []

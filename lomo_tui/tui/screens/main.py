@@ -162,6 +162,8 @@ class MainScreen(Screen):
 
     @on(WorkspaceTree.FileSelected)
     async def preview_selected(self, event: WorkspaceTree.FileSelected) -> None:
+        if not event.path.is_file():  # a workspace that is missing or not a folder selects "itself"
+            return
         tree = self.query_one(WorkspaceTree)
         await self.app.open_file(event.path, tree.files_beside(event.path))  # type: ignore[attr-defined]
 

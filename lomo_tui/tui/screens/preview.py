@@ -97,8 +97,9 @@ class PreviewScreen(ModalScreen[None]):
         await body.remove_children()
         try:
             kind, text = await asyncio.to_thread(_read, self.path)
-        except OSError as exc:
-            await body.mount(Static(f"Cannot read this file: {exc.strerror}. It may have been moved.", markup=False))
+        except Exception as exc:  # noqa: BLE001 — a file that cannot be read is a sentence, not a crash
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            await body.mount(Static(f"Cannot read this file: {why}. It may have been moved.", markup=False))
             return
         if kind == "3d" and self.path.suffix.lower() in (".gltf", ".glb"):
             await self._model(body)
