@@ -10,6 +10,7 @@ so a failing query cannot spoil the others (PostgreSQL aborts a transaction on a
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -101,6 +102,8 @@ class Card:
     jobs: tuple[Job, ...] = ()
     reply: str = ""
     reason: str = ""
+    outcome: str = ""  # why the calls the last step announced did not happen (a declined spend…), if so
+    waiting_messages: int = 0  # creator messages the task has not read yet
     archived: bool = False
     created_at: float = 0.0
     updated_at: float = 0.0
@@ -119,11 +122,12 @@ class StreamItem:
     """One entry of a conversation stream: a message, an undelivered inbox message, or a task card."""
 
     key: str  # unique and stable: "m:<message id>", "i:<inbox id>", "c:<task id>"
-    kind: str  # user | assistant | pending | failed (status: why it was not answered) | card | tool
+    kind: str  # user | assistant | pending | failed (not answered) | card | tool | error (a failed turn) | routed
     text: str
     at: float
     task_id: str | None = None
     status: str = ""
+    detail: str = ""  # "error": the words the failed turn was answering; "routed": the inbox id
 
 
 @dataclass(frozen=True)
@@ -345,6 +349,15 @@ def _progress(value: Any) -> float | None:
     return max(0.0, min(1.0, number / 100 if number > 1 else number))
 
 
+def _tool_error(content: str | None) -> str:
+    """The "error" of a tool result (JSON text), or ""."""
+    try:
+        data = json.loads(content or "")
+    except ValueError:
+        return ""
+    return str(data.get("error") or "") if isinstance(data, dict) else ""
+
+
 def _short(text: str | None, limit: int = 160) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -416,6 +429,8 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
                 s.objects.c.deleted.is_(False)).order_by(s.task_objects.c.updated_at.desc(),
                                                          s.objects.c.path))).all():
             artifacts.setdefault(a.task_id, []).append(Artifact(a.path, a.version, a.kind, a.last_author))
+        waiting = dict((await conn.execute(select(s.inbox.c.task_id, func.count()).where(
+            s.inbox.c.task_id.in_(ids), s.inbox.c.status == "pending").group_by(s.inbox.c.task_id))).all())
         notices: dict[str, list[str]] = {}
         for n in (await conn.execute(select(s.notices.c.task_id, s.notices.c.summary).where(
                 s.notices.c.task_id.in_(ids), s.notices.c.status == "open").order_by(s.notices.c.id))).all():
@@ -423,8 +438,20 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
         last = select(s.messages.c.task_id, func.max(s.messages.c.id).label("mid")).where(
             s.messages.c.task_id.in_(ids), s.messages.c.role == "assistant",
             s.messages.c.content.is_not(None)).group_by(s.messages.c.task_id).subquery()
-        replies = dict((await conn.execute(select(last.c.task_id, s.messages.c.content).join(
-            s.messages, s.messages.c.id == last.c.mid))).all())
+        replies: dict[str, str] = {}
+        outcomes: dict[str, str] = {}  # what became of the calls a "Generating…" preamble announced
+        for r in (await conn.execute(select(last.c.task_id, s.messages.c.id, s.messages.c.content,
+                                            s.messages.c.tool_calls).join(
+                s.messages, s.messages.c.id == last.c.mid))).all():
+            replies[r.task_id] = r.content
+            if r.tool_calls:
+                replies[r.task_id] = ""  # a preamble to tool calls, not a reply: it goes stale once they ran
+                results = (await conn.execute(select(s.messages.c.content).where(
+                    s.messages.c.task_id == r.task_id, s.messages.c.role == "tool",
+                    s.messages.c.id > r.id).order_by(s.messages.c.id))).scalars().all()
+                outcomes[r.task_id] = next((e for e in map(_tool_error, results) if e), "")
+                if not results:
+                    replies[r.task_id] = r.content  # the calls have not run yet: the preamble is still true
     checklists = await load_checklist_progress(db, ids)
     jobs = await load_jobs(db, ids)
     charges = await load_charges_by_task(db, ids)
@@ -438,6 +465,7 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
             spend=charges.get(r.id, 0.0), model_cost=float(model_cost.get(r.id) or 0.0),
             artifacts=tuple(artifacts.get(r.id, [])[:4]), notices=tuple(notices.get(r.id, [])),
             jobs=tuple(jobs.get(r.id, [])), reply=_short(replies.get(r.id)), reason=r.status_reason or "",
+            outcome=_short(outcomes.get(r.id)), waiting_messages=waiting.get(r.id, 0),
             archived=bool(r.archived), created_at=r.created_at, updated_at=r.updated_at)
     return cards
 
@@ -592,6 +620,28 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                 .order_by(s.events.c.id.desc()).limit(200))).all() if e.data} if failed else {}
             items += [StreamItem(f"i:{f.id}", "failed", f.text, f.sent_at, task_id, reasons.get(f.id, ""))
                       for f in failed]
+        # turns that failed (a model error, a crash): shown where they happened, with the words they answered
+        since_at = rows[0].created_at if rows and earlier else None
+        fq = select(s.turns.c.id, s.turns.c.reason, s.turns.c.created_at, s.turns.c.updated_at,
+                    s.turns.c.finished_at).where(
+            s.turns.c.task_id == task_id, s.turns.c.status == "failed")
+        if since_at is not None:
+            fq = fq.where(s.turns.c.updated_at >= since_at)
+        if before is not None and rows:
+            fq = fq.where(s.turns.c.updated_at <= rows[-1].created_at)
+        for t in (await conn.execute(fq.order_by(s.turns.c.updated_at.desc()).limit(20))).all():
+            words = (await conn.execute(select(s.inbox.c.text).where(s.inbox.c.consumed_turn == t.id).order_by(
+                s.inbox.c.sent_at))).scalars().all()
+            if not words:  # failed before reading them: what was sent after the previous turn ended
+                previous = (await conn.execute(select(func.max(s.turns.c.finished_at)).where(
+                    s.turns.c.task_id == task_id, s.turns.c.id != t.id,
+                    s.turns.c.finished_at < t.created_at))).scalar() or 0.0
+                words = (await conn.execute(select(s.inbox.c.text).where(
+                    s.inbox.c.task_id == task_id, s.inbox.c.consumed_turn.is_(None),
+                    s.inbox.c.status != "withdrawn", s.inbox.c.sent_at > previous,
+                    s.inbox.c.sent_at <= t.updated_at).order_by(s.inbox.c.sent_at))).scalars().all()
+            items.append(StreamItem(f"e:{t.id}", "error", t.reason or "", t.finished_at or t.updated_at, task_id,
+                                    "failed", "\n".join(words)))
         if with_cards:
             kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
             if kind == MAIN_KIND:
@@ -605,7 +655,20 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     tq = tq.where(s.tasks.c.created_at < until)
                 items += [StreamItem(f"c:{t.id}", "card", t.title, t.created_at, t.id)
                           for t in (await conn.execute(tq)).all()]
-    order = {"user": 0, "pending": 1, "failed": 1, "card": 2, "assistant": 1}
+                # follow-ups the router handed to a task: "→ sent to Poster series"
+                rq = select(s.inbox.c.id, s.inbox.c.task_id, s.inbox.c.status, s.inbox.c.sent_at,
+                            s.tasks.c.title).join(s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
+                    s.inbox.c.source == "router", s.tasks.c.kind != MAIN_KIND, s.inbox.c.replaces.is_(None),
+                    # not the words that started a task the router just made (its card says that)
+                    or_(s.tasks.c.source_inbox.is_(None), s.tasks.c.source_inbox != s.inbox.c.id,
+                        s.inbox.c.sent_at > s.tasks.c.created_at + 1.0))
+                if since is not None:
+                    rq = rq.where(s.inbox.c.sent_at >= since)
+                if until is not None:
+                    rq = rq.where(s.inbox.c.sent_at < until)
+                items += [StreamItem(f"r:{r.id}", "routed", r.title, r.sent_at, r.task_id, r.status, r.id)
+                          for r in (await conn.execute(rq.order_by(s.inbox.c.sent_at.desc()).limit(limit))).all()]
+    order = {"user": 0, "pending": 1, "failed": 1, "card": 2, "routed": 2, "assistant": 1, "error": 3}
     items.sort(key=lambda i: (i.at, order.get(i.kind, 3)))
     return StreamPage(tuple(items), int(earlier), oldest)
 

@@ -116,3 +116,35 @@ def test_keymap_from_config_reports_what_it_ignores():
 def test_the_key_table_for_the_readme_lists_every_key():
     table = keys.markdown_table()
     assert all(k.description in table for k in keys.KEYS)
+
+
+@pytest.mark.parametrize("body,says", [
+    ('name = "mine"\nprimary = "not-a-colour"\n', "is not a colour"),
+    ('name = "mine"\nprimary = 5\n', "must be a string"),
+    ('name = "mine"\nprimary = "#ff0000"\ndark = "yes"\n', "true or false"),
+    ('name = "lomo-dark"\nprimary = "#ff0000"\nbackground = "bluish"\n', "is not a colour"),
+])
+def test_a_bad_user_theme_is_one_line_and_the_bundled_one_stays(tmp_path, body, says):
+    (tmp_path / "mine.toml").write_text(body, encoding="utf-8")
+    themes, problems = discover(tmp_path)
+    assert len(problems) == 1 and says in problems[0] and "mine.toml" in problems[0]
+    assert "\n" not in problems[0] and "Traceback" not in problems[0]
+    dark = {t.name: t for t in themes}["lomo-dark"]
+    assert dark.primary == load_theme_file(BUNDLED / "dark.toml").primary
+
+
+async def test_the_app_starts_on_the_built_in_theme_when_the_chosen_one_is_broken(tmp_path):
+    from tui_apps.live import notifications, wait_until
+    from tui_apps.states import make_app
+
+    themes = tmp_path / "config" / "themes"
+    themes.mkdir(parents=True)
+    (themes / "dark.toml").write_text('name = "lomo-dark"\nprimary = "#ff0000"\nsurface = "nope"\n', encoding="utf-8")
+    (themes / "mine.toml").write_text('name = "mine"\nprimary = "#ff0000"\n[variables]\nblock-cursor-foreground = "zzz"\n', encoding="utf-8")
+    app = make_app(tmp_path, "empty", theme="mine")
+    seen = notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.booted, what="the app")
+        assert app.is_running and app.theme == "lomo-dark"
+        assert app.get_theme("lomo-dark").primary == load_theme_file(BUNDLED / "dark.toml").primary
+        assert any("dark.toml" in m and "not a colour" in m for _, m in seen)

@@ -140,3 +140,45 @@ def test_first_paint_comes_before_the_runtime_and_litellm_with_a_remote_model(tm
     assert seen["litellm at first paint"] is False
     assert seen["runtime at first paint"] is False
     assert "openai/gpt-4o-mini" in seen["header"] and "loading" in seen["header"]
+
+
+def main_inbox(db: Path) -> list[str]:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return [r[0] for r in conn.execute("SELECT i.text FROM inbox i JOIN tasks t ON t.id = i.task_id "
+                                               "WHERE t.kind = 'main' ORDER BY i.sent_at")]
+    except sqlite3.Error:
+        return []
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it: apt-get install tmux)")
+def test_in_a_real_terminal_a_bracketed_paste_keeps_every_line_and_ctrl_j_breaks_a_line(tmp_path):
+    env = isolated_env(tmp_path)
+    db = tmp_path / "lomo.db"
+    command = [*lomo_command(), "--workspace", str(tmp_path / "ws"), "--db", f"sqlite+aiosqlite:///{db}"]
+    shell = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " " + shlex.join(command)
+    brief = "".join(f"line {n}: gold on navy, art deco\n" for n in range(1, 41))
+    (tmp_path / "brief.txt").write_text(brief, encoding="utf-8")
+    tmux = Tmux(tmp_path)
+    tmux.run("new-session", "-d", "-s", "lomo", "-x", "120", "-y", "40", shell)
+    try:
+        tmux.wait_for(lambda s: "gates waiting" in s or "gate waits" in s or "gates wait" in s, 30,
+                      "the runtime's state in the header")
+        tmux.run("load-buffer", "-b", "brief", str(tmp_path / "brief.txt"))
+        tmux.run("paste-buffer", "-p", "-b", "brief", "-t", "lomo")  # -p: bracketed, as terminals paste
+        tmux.wait_for(lambda s: "[pasted 40 lines]" in s, 10, "the paste chip")
+        tmux.run("send-keys", "-t", "lomo", "Enter")
+        deadline = time.monotonic() + 15
+        while not main_inbox(db) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert main_inbox(db) == [brief.strip()]
+        tmux.run("send-keys", "-t", "lomo", "-l", "first")
+        tmux.run("send-keys", "-t", "lomo", "C-j")
+        tmux.run("send-keys", "-t", "lomo", "-l", "second")
+        tmux.run("send-keys", "-t", "lomo", "Enter")
+        deadline = time.monotonic() + 15
+        while len(main_inbox(db)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert main_inbox(db)[1:] == ["first\nsecond"]
+    finally:
+        tmux.run("kill-server", check=False)

@@ -1,7 +1,10 @@
 """The prompt written small on a picture, in a font that has its characters."""
 from __future__ import annotations
 
+import shutil
+import subprocess
 from functools import lru_cache
+from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -18,10 +21,36 @@ _SYSTEM_FONTS = (
 _MISSING = "\U0010fffd"  # a private-use character no font draws: its glyph is the "missing" box
 
 
+# Languages whose script Pillow's fonts lack, asked of fontconfig (`fc-match ':lang=zh'`) when it is there.
+_FONTCONFIG_LANGS = ("zh", "ja", "ko")
+
+
+@lru_cache(maxsize=1)
+def fontconfig_files() -> tuple[str, ...]:
+    """Font files fontconfig picks for Chinese, Japanese and Korean text (none without fontconfig)."""
+    found: list[str] = []
+    for lang in _FONTCONFIG_LANGS:
+        # fc-match names the best font for the language (it may be a Latin one ranked first); fc-list
+        # names fonts that really cover it
+        for tool, args in (("fc-match", ["-f", "%{file}"]), ("fc-list", ["-f", "%{file}\n"])):
+            exe = shutil.which(tool)
+            if exe is None:
+                continue
+            try:
+                out = subprocess.run([exe, *args, f":lang={lang}"], capture_output=True, text=True, timeout=3,
+                                     check=False).stdout
+            except (OSError, subprocess.SubprocessError):
+                continue
+            for file in sorted(out.split("\n"))[:3] if tool == "fc-list" else [out.strip()]:
+                if file and file not in found and Path(file).is_file():
+                    found.append(file)
+    return tuple(found)
+
+
 @lru_cache(maxsize=8)
 def _fonts(size: int) -> tuple[Font, ...]:
     fonts: list[Font] = [ImageFont.load_default(size)]
-    for name in _SYSTEM_FONTS:
+    for name in (*_SYSTEM_FONTS, *fontconfig_files()):
         try:
             fonts.append(ImageFont.truetype(name, size))
         except OSError:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 from ..errors import LomoError
+from .strings import text
 
 if TYPE_CHECKING:
     from ..views import GateView
@@ -55,17 +56,82 @@ class Actions:
     session: Any
     live: Any
 
+    boot_error: str | None
+    queued: list[tuple[str, str | None]]
+
     def _need_runtime(self) -> None:
+        if self.boot_error:
+            raise LomoError(text("start.failed_action", reason=self.boot_error))
         if self.session.runtime is None or not self.session.opened:
-            raise LomoError("Lomo is still starting; try again in a moment")
+            raise LomoError(text("start.still_starting"))
 
     # ---- messages ---------------------------------------------------------------------------------
+    async def submit(self, message: str, task_id: str | None = None) -> str | None:
+        """Send MESSAGE, or keep it queued while the runtime starts. Returns "sent", "queued" or None
+        (not accepted: the composer keeps the text and a notification says why)."""
+        if self.boot_error:
+            self.notify(text("start.failed_kept", reason=self.boot_error), title=text("start.failed_title"),
+                        severity="error", timeout=15)
+            return None
+        if self.session.runtime is None or not self.session.opened:
+            self.queued.append((message, task_id))
+            self.show_queued()
+            return "queued"
+        return "sent" if await self.do_send(message, task_id) else None
+
+    def show_queued(self) -> None:
+        from .widgets.composer import Composer
+        from .widgets.stream import StreamView
+
+        for screen in self.screen_stack:  # type: ignore[attr-defined]
+            for composer in screen.query(Composer):
+                composer.show_queued(len(self.queued))
+            for stream in screen.query(StreamView):
+                stream.show_queued([m for m, _ in self.queued])
+
+    async def send_queued(self) -> None:
+        """The runtime is ready: send what was typed meanwhile, in order."""
+        waiting, self.queued = self.queued, []
+        self.show_queued()
+        for message, task_id in waiting:
+            if not await self.do_send(message, task_id):
+                self.give_back([message])
+
+    def give_back(self, messages: list[str]) -> None:
+        """Put messages that could not be sent back into the composer, so nothing typed is lost."""
+        from .widgets.composer import Composer
+
+        composers = list(self.screen_stack[0].query(Composer)) if self.screen_stack else []  # type: ignore
+        if composers and messages:
+            field = composers[0].input
+            field.value = "\n\n".join([*messages, field.value] if field.value.strip() else messages)
+
     @friendly("send the message")
     async def do_send(self, text: str, task_id: str | None = None) -> str | None:
         self._need_runtime()
         message_id, _turn = await self.session.send(text, task_id)
+        note = self.job_note(task_id)
+        if note:  # B4: say so at once; the next step decides whether to make it again
+            self.notify(note[:1].upper() + note[1:] + ".", title="Change noted", severity="information")
         self.live.schedule()
         return message_id
+
+    snap: Any
+
+    def job_note(self, task_id: str | None) -> str:
+        """"the running clip keeps the old prompt; …" when TASK_ID has a generation running now."""
+        from .widgets.card import RUNNING_JOB, running_job_note
+
+        card = self.snap.cards.get(task_id) if self.snap is not None and task_id else None
+        running = [j for j in card.jobs if j.status in RUNNING_JOB] if card is not None else []
+        return running_job_note(running[0].kind) if running else ""
+
+    @friendly("take the message back")
+    async def do_not_this_task(self, inbox_id: str) -> None:
+        self._need_runtime()
+        await self.session.not_this_task(inbox_id)
+        self.notify(text("route.asked"), severity="information")
+        self.live.schedule(everything=True)
 
     @friendly("change the message")
     async def do_withdraw(self, message_id: str, replacement: str | None = None) -> None:
@@ -76,6 +142,25 @@ class Actions:
         self.live.schedule(everything=True)
 
     # ---- gates ------------------------------------------------------------------------------------
+    async def confirm(self, question: str, detail: str, verb: str, then: Callable[[], Awaitable[Any]]) -> None:
+        """Ask first (Cancel is highlighted; letters do nothing); run THEN only on an explicit yes."""
+        from .screens.confirm import ConfirmScreen
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await then()
+
+        await self.push_screen(ConfirmScreen(question, detail, verb), answered)  # type: ignore[attr-defined]
+
+    async def ask_resolve(self, gate: "GateView", approve: bool, option: int | None = None) -> None:
+        """A gate key: approving goes straight on; rejecting asks first."""
+        if approve:
+            await self.do_resolve(gate, approve, option)
+            return
+        await self.confirm(text("confirm.reject_q", question=gate.question),
+                           text("confirm.reject_detail", task=gate.task_title), text("confirm.reject_verb"),
+                           lambda: self.do_resolve(gate, False, None))
+
     @friendly("answer the gate")
     async def do_resolve(self, gate: "GateView", approve: bool, option: int | None = None) -> None:
         self._need_runtime()
@@ -101,13 +186,18 @@ class Actions:
 
     # ---- tasks ------------------------------------------------------------------------------------
     @friendly("change the task")
-    async def do_card_action(self, task_id: str, action: str) -> None:
+    async def do_card_action(self, task_id: str, action: str, confirmed: bool = False) -> None:
         self._need_runtime()
         from ..views import load_cards
 
         card = (await load_cards(self.session.db, [task_id])).get(task_id)
         if card is None:
             raise LomoError("that task no longer exists")
+        if action in ("stop", "archive") and not confirmed:
+            await self.confirm(text(f"confirm.{action}_q", title=card.title), text(f"confirm.{action}_detail"),
+                               text(f"confirm.{action}_verb"),
+                               lambda: self.do_card_action(task_id, action, confirmed=True))
+            return
         if action == "open":
             await self.open_task(task_id)
             return
@@ -163,12 +253,17 @@ class Actions:
         self.after_model_switch()  # type: ignore[attr-defined]
 
     # ---- files ------------------------------------------------------------------------------------
-    async def open_file(self, path: Path) -> None:
+    async def open_file(self, path: Path, siblings: list[Path] | None = None) -> None:
+        """Preview PATH; ←/→ step through SIBLINGS (a task's results, or the files of its folder)."""
         from .screens.preview import PreviewScreen
 
-        await self.push_screen(PreviewScreen(path))  # type: ignore[attr-defined]
+        await self.push_screen(PreviewScreen(path, siblings))  # type: ignore[attr-defined]
 
     def edit_file(self, path: Path) -> None:
+        if not editable(path):  # a text editor would show noise and could corrupt the file on save
+            self.notify(text("files.not_text", name=path.name), title=text("files.not_text_title"),  # type: ignore
+                        severity="warning")
+            return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             self.notify("Set $EDITOR (for example `export EDITOR=nano`) to edit files from Lomo.",  # type: ignore
@@ -183,3 +278,13 @@ class Actions:
 
     notify: Any
     suspend: Any
+
+
+def editable(path: Path) -> bool:
+    """Whether PATH is a text file a text editor may open (not a picture, clip, model, sound or binary)."""
+    from ..workspace.files import is_text, kind_for
+
+    try:
+        return kind_for(path) not in ("image", "video", "3d", "audio") and is_text(path)
+    except (OSError, ValueError):
+        return False

@@ -7,6 +7,7 @@ remote model's client library (litellm) loads last, in a thread, while the heade
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -15,15 +16,18 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from .. import views
+from ..errors import LomoError
 from . import keys
 from .actions import Actions, log_hint
 from .fmt import Clock, clock_time
 from .images import image_mode
 from .live import Live
 from .session import Seed, Session, is_remote
+from .strings import text
 from .themes import DEFAULT_THEME, discover
 
 log = logging.getLogger("lomo.tui")
+BELL_CHOICES = ("gates", "jobs", "all", "off")
 
 
 def _commands() -> Any:
@@ -44,6 +48,7 @@ class LomoApp(Actions, App[int]):
     COMMANDS = App.COMMANDS | {_commands}
     MODES = {"main": _main_screen}  # a mode, so the screen's own .tcss is loaded with it
     DEFAULT_MODE = "main"
+    path_home: Path | None = None  # what "~" stands for in the header (None: the home folder)
     BINDINGS = keys.bindings("app.quit", "app.help", "app.palette", "app.new_task", "app.gates", "app.tree",
                              "app.refresh")
 
@@ -64,11 +69,15 @@ class LomoApp(Actions, App[int]):
         self.snap: views.Snapshot | None = None
         self.booted = False
         self.boot_error: str | None = None
+        self.queued: list[tuple[str, str | None]] = []  # typed before the runtime was ready
         self.keymap, self._problems = keys.keymap_from_config(settings.file or {})
+        self.workspace_problem: str | None = None  # the runtime is not started on a workspace it cannot use
         try:
             self.workspace_root.mkdir(parents=True, exist_ok=True)
+            if not os.access(self.workspace_root, os.W_OK | os.X_OK):
+                self.workspace_problem = f"the workspace folder {self.workspace_root} is not writable"
         except OSError as exc:
-            self._problems.append(f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}")
+            self.workspace_problem = f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}"
 
     # ---- start-up -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -94,7 +103,16 @@ class LomoApp(Actions, App[int]):
             self._problems.append(f"theme {name!r} is not installed; using {DEFAULT_THEME}. "
                                   f"Put theme files in {user_dir / 'themes'}")
             name = DEFAULT_THEME
-        self.theme = name
+        try:
+            self.theme = name
+        except Exception as exc:  # noqa: BLE001 — a theme Textual cannot use: say so, use the built-in one
+            log.warning("theme %s failed: %s", name, exc)
+            self._problems.append(f"theme {name!r} cannot be used ({exc}); using the built-in {DEFAULT_THEME}. "
+                                  f"Fix or remove its file in {user_dir / 'themes'}")
+            from .themes import builtin
+
+            self.register_theme(builtin(DEFAULT_THEME))
+            self.theme = DEFAULT_THEME
 
     def _start(self) -> None:
         self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
@@ -102,18 +120,27 @@ class LomoApp(Actions, App[int]):
     async def _boot(self) -> None:
         self.set_status("starting…")
         try:
+            if self.workspace_problem:
+                raise LomoError(self.workspace_problem + "; choose another with --workspace or LOMO_WORKSPACE")
             await self.session.open()
         except Exception as exc:  # noqa: BLE001 — stay open and say what to do
-            log.exception("runtime failed to start")
+            log.log(logging.WARNING if isinstance(exc, LomoError) else logging.ERROR, "runtime failed to start",
+                    exc_info=not isinstance(exc, LomoError))
             self.boot_error = str(exc)
-            self.set_status("not started")
-            self.notify(f"{exc}\nCheck --db and --workspace (or LOMO_DB_URL / LOMO_WORKSPACE). {log_hint()}",
-                        title="Lomo could not start", severity="error", timeout=30)
+            self.set_status(text("start.not_started"))
+            waiting, self.queued = [m for m, _ in self.queued], []
+            self.show_queued()
+            self.give_back(waiting)
+            kept = text("start.kept") if waiting else ""
+            self.notify(f"{exc}\n{text('start.check')} {kept}{log_hint()}",
+                        title=text("start.failed_title"), severity="error", timeout=30)
             return
         self.run_worker(self.live.pump(self.session.queue), name="live", group="live", exit_on_error=False)
         await self.refresh_views(everything=True)
         self.booted = True
         self.set_status("")
+        if self.queued:
+            await self.send_queued()
         if is_remote(self.session.model_name):
             self.run_worker(self._load_model(), name="model", group="model", exclusive=True, exit_on_error=False)
 
@@ -149,9 +176,21 @@ class LomoApp(Actions, App[int]):
             header.status = status
 
     def set_model_state(self, state: str) -> None:
+        missing = self.key_missing()
         for header in self._headers():
             header.model_state = state
             header.model = self.session.model_name
+            header.missing_key = missing or ""
+
+    def key_missing(self) -> str | None:
+        """The variable to set when the model has no API key (environment and config.toml; no litellm)."""
+        from .keycheck import missing_key
+
+        try:
+            return missing_key(self.session.model_name, self.session.settings)
+        except Exception:  # noqa: BLE001 — a hint, never a reason not to start
+            log.exception("API key check failed")
+            return None
 
     @property
     def main_screen(self) -> Any:
@@ -163,7 +202,9 @@ class LomoApp(Actions, App[int]):
         if not self.session.opened:
             return
         snap = await views.snapshot(self.session.db, self.session.settings)
-        self.snap = snap
+        previous, self.snap = self.snap, snap
+        if previous is not None and {g.id for g in snap.gates} - {g.id for g in previous.gates}:
+            self.alert("gates")
         for header in self._headers():
             header.header = snap.header
             header.model = self.session.model_name
@@ -171,6 +212,36 @@ class LomoApp(Actions, App[int]):
             apply = getattr(screen, "apply_snapshot", None)
             if apply is not None:
                 await apply(snap, tasks=tasks or set(), everything=everything)
+
+    # ---- the bell: a gate opened, a long job finished ---------------------------------------------------
+    def bell_setting(self) -> str:
+        """`[tui] bell`: "gates" (default), "jobs", "all" or "off"."""
+        value = str(self.settings.section("tui").get("bell", "gates")).lower()
+        return value if value in BELL_CHOICES else "gates"
+
+    def alert(self, why: str) -> None:
+        """Ring the terminal bell for WHY ("gates" or "jobs") when the creator asked for it."""
+        if self.bell_setting() in (why, "all"):
+            self.bell()
+
+    async def job_finished(self, job_id: str, task_id: str | None) -> None:
+        """A job ended: if it ran long (`[tui] long_job_s`, default 20 s), ring and say so."""
+        from sqlalchemy import select
+
+        from ..store import schema as s
+
+        try:
+            threshold = float(self.settings.section("tui").get("long_job_s", 20))
+        except (TypeError, ValueError):
+            threshold = 20.0
+        async with self.session.db.read() as conn:
+            job = (await conn.execute(select(s.jobs.c.kind, s.jobs.c.status, s.jobs.c.created_at,
+                                             s.jobs.c.updated_at).where(s.jobs.c.id == job_id))).first()
+        if job is None or (job.updated_at or 0) - (job.created_at or 0) < threshold:
+            return
+        self.alert("jobs")
+        title = await self.task_title(task_id)
+        self.notify(text("bell.job_done", kind=job.kind, title=title, status=job.status), title=text("bell.title"))
 
     async def task_title(self, task_id: str | None) -> str:
         if self.snap is not None and task_id in self.snap.cards:

@@ -66,6 +66,54 @@ def middle_cut(text: str, width: int) -> str:
     return text[: keep - keep // 2] + "…" + text[-(keep // 2):]
 
 
+_BREAKS = "-_ ."
+
+
+def distinct_names(names: list[str], width: int) -> list[str]:
+    """NAMES shortened to WIDTH so that they stay told apart: the part they share is elided (its first
+    word kept), the part that differs and the extension stay. ["retro-poster-for-the-jazz-night-1-c2b0ad.png",
+    "…-2-9a1e04.png"] -> ["retro-…1-c2b0ad.png", "retro-…2-9a1e04.png"]."""
+    if all(len(n) <= width for n in names):
+        return list(names)
+    shared = _common_prefix(names) if len(names) > 1 else ""
+    out = []
+    for name in names:
+        if len(name) <= width:
+            out.append(name)
+            continue
+        if len(shared) >= 6:
+            first = next((i + 1 for i, ch in enumerate(shared) if ch in _BREAKS), len(shared))
+            lead = shared[:min(first, 8)]
+            name = lead + "…" + name[len(shared):]
+            if len(name) <= width:
+                out.append(name)
+                continue
+            rest = name[len(lead) + 1:]
+            out.append(lead + "…" + _keep_start(rest, width - len(lead) - 1))
+        else:
+            out.append(middle_cut(name, width))
+    return out
+
+
+def _common_prefix(names: list[str]) -> str:
+    prefix = names[0]
+    for name in names[1:]:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    cut = max((i + 1 for i, ch in enumerate(prefix) if ch in _BREAKS), default=0)
+    return prefix[:cut]  # end on a word boundary, so "poster-1" and "poster-12" keep their numbers
+
+
+def _keep_start(text: str, width: int) -> str:
+    """TEXT cut to WIDTH keeping its start (where names differ) and its extension."""
+    if len(text) <= width:
+        return text
+    dot = text.rfind(".")
+    ext = text[dot:] if 0 < dot and len(text) - dot <= 6 else ""
+    keep = max(1, width - len(ext) - 1)
+    return text[:keep] + "…" + ext
+
+
 def short_path(path: str | Path, home: Path | None = None) -> str:
     path = Path(path)
     home = home or Path.home()
@@ -73,6 +121,19 @@ def short_path(path: str | Path, home: Path | None = None) -> str:
         return "~/" + str(path.relative_to(home))
     except ValueError:
         return str(path)
+
+
+def compact_path(path: str | Path, width: int = 32, home: Path | None = None) -> str:
+    """The workspace as the header shows it: ~ for home, middle folders elided to fit WIDTH
+    ("~/…/clients/jazz-night"), the last folder always whole."""
+    text = short_path(path, home)
+    if len(text) <= width:
+        return text
+    parts = text.split("/")
+    head, tail = parts[0], parts[1:]  # head: "~", or "" for an absolute path
+    while len(tail) > 1 and len("/".join([head, "…", *tail])) > width:
+        tail = tail[1:]
+    return "/".join([head, "…", *tail]) if tail else text
 
 
 _INLINE = (

@@ -54,7 +54,10 @@ KEYS: tuple[Key, ...] = (
     Key("task.back", "escape", "back", "Back", "The task view"),
     Key("inbox.withdraw", "w", "withdraw", "Withdraw", "The task inbox"),
     Key("inbox.replace", "e", "replace", "Replace", "The task inbox"),
-    Key("preview.edit", "e", "edit", "Edit in $EDITOR", "A preview"),
+    Key("preview.edit", "e", "edit", "Edit in $EDITOR (text files)", "A preview"),
+    Key("preview.next", "right,n", "step(1)", "Next result", "A preview"),
+    Key("preview.previous", "left,p", "step(-1)", "Previous result", "A preview"),
+    Key("preview.play", "space", "play", "Play/pause a clip", "A preview"),
     Key("preview.close", "escape,q", "dismiss", "Close", "A preview"),
 )
 BY_ID = {k.id: k for k in KEYS}

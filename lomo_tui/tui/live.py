@@ -15,6 +15,8 @@ from ..runtime.bus import Notice
 if TYPE_CHECKING:
     from .app import LomoApp
 
+from .strings import text
+
 log = logging.getLogger("lomo.tui.live")
 
 COALESCE_S = 0.05
@@ -59,10 +61,18 @@ class Live:
             if handler is not None:
                 await handler(notice)
         if notice.type == Notice.TURN_FAILED:
-            title = await self.app.task_title(notice.task_id)
             reason = notice.data.get("reason", "")
-            self.app.notify(f"{title}: {reason}\nOpen the task to see what happened; resume it with p.",
-                            title="A task failed", severity="error", timeout=8)
+            if notice.task_id in (None, self.app.session.main_id):
+                self.app.notify(f"{text('error.toast_main', reason=reason)}\n{text('error.toast_main_todo')}",
+                                title=text("error.toast_title_main"), severity="error", timeout=10)
+            else:
+                title = await self.app.task_title(notice.task_id)
+                self.app.notify(f"{text('error.toast_task', title=title, reason=reason)}\n"
+                                f"{text('error.toast_task_todo')}", title=text("error.toast_title"),
+                                severity="error", timeout=8)
+        if notice.type == Notice.JOB_DONE and notice.data.get("job_id"):
+            self.app.run_worker(self.app.job_finished(notice.data["job_id"], notice.task_id), group="bell",
+                                exit_on_error=False)
         self.tasks.add(notice.task_id)
         if notice.type in FILE_TYPES:
             self.files.append(dict(notice.data, type=notice.type))

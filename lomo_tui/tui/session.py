@@ -116,6 +116,49 @@ class Session:
             await self.runtime.sweep()
         return new
 
+    async def not_this_task(self, inbox_id: str) -> str:
+        """The creator says a routed follow-up went to the wrong task: take it back if the task has not
+        read it, and open a clarify card on the main thread (the other open tasks, a new task, cancel).
+        Answering it delivers the words as chosen (`router.choice.apply`). Returns the gate id."""
+        from sqlalchemy import select
+
+        from ..governance.gates import open_gate
+        from ..store import schema as s
+        from .strings import text
+
+        rt = self.runtime
+        async with rt.db.read() as conn:
+            row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == inbox_id))).first()
+            if row is None:
+                raise LomoError("that message is gone")
+            others = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title).where(
+                s.tasks.c.kind != "main", s.tasks.c.id != row.task_id, s.tasks.c.archived.is_(False),
+                s.tasks.c.status.notin_(("stopped", "done", "failed"))).order_by(
+                s.tasks.c.updated_at.desc()).limit(4))).all()
+            title = (await conn.execute(select(s.tasks.c.title).where(s.tasks.c.id == row.task_id))).scalar()
+        if row.status == "pending":
+            await rt.ledger.withdraw(inbox_id)
+        words = row.text
+        short = words if len(words) <= 60 else words[:59] + "…"
+        new_title = " ".join(words.split()[:6])[:60] or "New task"
+        actions = [{"do": "send", "task_id": t.id, "label": text("route.send_to", title=t.title),
+                    "consequence": text("route.goes_to")} for t in others]
+        actions.append({"do": "new", "kind": "persistent", "title": new_title, "goal": words, "brief": "",
+                        "label": text("route.new"), "consequence": text("route.new_goes", title=new_title)})
+        actions.append({"do": "cancel", "label": text("route.cancel"), "consequence": text("route.cancel_goes")})
+        main = self.main_id or await rt.ledger.main_task_id()
+        async with rt.db.write() as conn:
+            gate = await open_gate(
+                conn, task_id=main, kind="clarify", question=text("route.question", words=short),
+                options=[{"label": a["label"], "consequence": a["consequence"]} for a in actions],
+                dedupe_key=f"not-this/{inbox_id}",
+                scope={"description": f"your message “{short}” (not for {title})", "route": "not_this_task",
+                       "actions": [{k: v for k, v in a.items() if k not in ("label", "consequence")}
+                                   for a in actions],
+                       "words": words, "message": words[:300], "language": "en", "was": row.task_id},
+                continues="everything else goes on; your message waits on this card")
+        return gate.id
+
     async def promote(self, task_id: str) -> bool:
         try:
             await self.runtime.ledger.control(task_id, "promote")

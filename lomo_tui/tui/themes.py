@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from ..errors import LomoError
@@ -15,6 +16,8 @@ from ..errors import LomoError
 BUNDLED = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_THEME = "lomo-dark"
 FIELDS = {f.name for f in dataclasses.fields(Theme)}
+COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background", "surface",
+           "panel", "boost")
 
 
 def theme_from_mapping(data: dict[str, Any], source: str) -> Theme:
@@ -25,13 +28,50 @@ def theme_from_mapping(data: dict[str, Any], source: str) -> Theme:
     if not data.get("name") or not data.get("primary"):
         raise LomoError(f"theme {source}: `name` and `primary` are required")
     variables = data.get("variables") or {}
-    if not isinstance(variables, dict):
+    if not isinstance(variables, dict) or not all(isinstance(v, (str, int, float)) for v in variables.values()):
         raise LomoError(f"theme {source}: [variables] must be a table of strings")
+    for name in ("name", *COLOURS):
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise LomoError(f"theme {source}: `{name}` must be a string such as \"#1e90ff\", "
+                            f"not {type(data[name]).__name__}")
+    for name, kind in (("dark", bool), ("ansi", bool), ("luminosity_spread", (int, float)),
+                       ("text_alpha", (int, float))):
+        if name in data and (not isinstance(data[name], kind) or (kind is not bool and isinstance(data[name], bool))):
+            raise LomoError(f"theme {source}: `{name}` must be {'true or false' if kind is bool else 'a number'}")
+    for name in COLOURS:
+        if data.get(name) is not None:
+            try:
+                Color.parse(data[name])
+            except ColorParseError:
+                raise LomoError(f"theme {source}: `{name}` = {data[name]!r} is not a colour "
+                                "(use a name such as \"navy\" or a hex value such as \"#1e90ff\")") from None
     data = dict(data, variables={str(k): str(v) for k, v in variables.items()})
     try:
-        return Theme(**data)
-    except (TypeError, ValueError) as exc:
+        theme = Theme(**dict(data, variables={}))
+        defaults = theme.to_color_system().generate()  # every derived colour can be made
+    except (TypeError, ValueError, ColorParseError) as exc:
         raise LomoError(f"theme {source}: {exc}") from None
+    for name, value in data["variables"].items():  # a variable that is a colour by default must stay one
+        if name in defaults and _is_colour(defaults[name]) and not _is_colour(value):
+            raise LomoError(f"theme {source}: [variables] {name} = {value!r} is not a colour")
+    return Theme(**data)
+
+
+def _is_colour(value: str) -> bool:
+    """A colour as Textual's CSS takes it: a name, hex or rgb(), optionally with an alpha ("#e8a33d 35%"),
+    or another variable ("$primary")."""
+    words = value.split()
+    if len(words) == 2 and words[1].endswith("%") and words[1][:-1].replace(".", "", 1).isdigit():
+        words = words[:1]
+    if len(words) != 1:
+        return False
+    if words[0].startswith("$") or words[0] == "auto":
+        return True
+    try:
+        Color.parse(words[0])
+    except ColorParseError:
+        return False
+    return True
 
 
 def load_theme_file(path: Path) -> Theme:
@@ -61,3 +101,8 @@ def discover(user_dir: Path | None) -> tuple[list[Theme], list[str]]:
                 continue
             themes[theme.name] = theme
     return list(themes.values()), errors
+
+
+def builtin(name: str) -> Theme:
+    """The bundled theme NAME, as shipped (what a broken user override falls back to)."""
+    return load_theme_file(BUNDLED / f"{name.removeprefix('lomo-')}.toml")

@@ -15,7 +15,7 @@ from lomo_tui.tui.fmt import frozen_clock
 
 
 def live_app(tmp: Path, *, model: str = "lomo/local", replies: list[dict[str, Any]] | None = None,
-             **file: Any) -> LomoApp:
+             seed: Any = None, **file: Any) -> LomoApp:
     """A Lomo app with real workers on a fresh database (replies: the lomo/replay script)."""
     replay = None
     if replies is not None:
@@ -24,7 +24,7 @@ def live_app(tmp: Path, *, model: str = "lomo/local", replies: list[dict[str, An
         replay.write_text("".join(json.dumps(r) + "\n" for r in replies), encoding="utf-8")
     settings = Settings(workspace=tmp / "ws", db_url=f"sqlite+aiosqlite:///{tmp / 'lomo.db'}", model=model,
                         time_scale=0.01, replay_file=replay, file=file)
-    return LomoApp(settings, clock=frozen_clock(), images="off", config_dir=tmp / "config")
+    return LomoApp(settings, clock=frozen_clock(), images="off", config_dir=tmp / "config", seed=seed)
 
 
 async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "it") -> Any:

@@ -225,8 +225,10 @@ STATES: dict[str, Callable[[Any], Awaitable[None]]] = {"empty": seed_empty, "bus
 def make_app(tmp: Path, state: str = "busy", *, theme: str | None = None, **file: Any) -> LomoApp:
     """A Lomo app on a fresh database in TMP, seeded with STATE, frozen for snapshots."""
     tmp.mkdir(parents=True, exist_ok=True)
-    return LomoApp(settings_for(tmp, **file), start_workers=False, seed=STATES[state], clock=frozen_clock(),
-                   images="halfcell", config_dir=tmp / "config", theme=theme)
+    app = LomoApp(settings_for(tmp, **file), start_workers=False, seed=STATES[state], clock=frozen_clock(),
+                  images="halfcell", config_dir=tmp / "config", theme=theme)
+    app.path_home = tmp  # the header reads "~/ws" whatever the temporary folder is called
+    return app
 
 
 async def until_ready(pilot: Any, timeout: float = 10.0) -> None:
@@ -242,9 +244,9 @@ async def until_ready(pilot: Any, timeout: float = 10.0) -> None:
         busy = [w for w in app.workers if w.is_running and w.group not in ("live", "_loader")]
         trees = list(app.screen.query(WorkspaceTree))
         if not busy and all(t.root.data is not None and t.root.data.loaded and t._load_queue.empty() for t in trees):
-            from textual.widgets import Input
+            from textual.widgets import Input, TextArea
 
-            for field in app.screen.query(Input):
+            for field in [*app.screen.query(Input), *app.screen.query(TextArea)]:
                 field.cursor_blink = False  # a blinking cursor would make frames differ
             await pilot.pause(0.05)
             await pilot.wait_for_scheduled_animations()
@@ -289,6 +291,7 @@ SCENES = (
     Scene("tree-changed-file", "busy", keys=("ctrl+t", "down", "down", "down", "down")),
     Scene("task-view", "busy", task="task-poster"),
     Scene("task-view-80x24", "busy", size=(80, 24), task="task-story"),
+    Scene("task-view-gates", "busy", task="task-flyer"),
     Scene("theme-light", "busy", theme="lomo-light"),
     Scene("theme-high-contrast", "busy", theme="lomo-high-contrast"),
     Scene("help", "empty", keys=("f1",)),

@@ -14,8 +14,15 @@ TIPS = """
 task, or follow up on one). Press **r** on a card, or type in a task's view, to send straight to that
 task — no routing, no model call to decide.
 
-**Gates** wait for you in the right pane (Ctrl+G): **a** approves, **r** rejects, **1–9** picks an
-option. Nothing is spent or deleted without that key press.
+**Typing.** Enter sends; **Ctrl+J** starts a new line (Shift+Enter too, where the terminal tells it
+apart). Long pastes are sent whole. On a card or a gate, letters that mean nothing there go to the
+input; stop, archive and reject ask first.
+
+**Gates** wait for you in the right pane (Ctrl+G), and in a task's own view: **a** approves, **r**
+rejects (after asking), **1–9** picks an option. Nothing is spent or deleted without that key press.
+
+**"→ sent to …"** under your message says which task Lomo handed it to; **not this task** takes it
+back and asks where it goes.
 
 **Keys** can be changed in `config.toml` (in Lomo's config folder):
 

@@ -15,10 +15,10 @@ from ... import views
 from ...runtime.bus import Notice
 from .. import keys
 from ..widgets.card import TaskCard
-from ..widgets.composer import Composer
+from ..widgets.composer import Composer, ComposerInput, TypeAhead
 from ..widgets.gates import GateInbox, GateList
 from ..widgets.header import HeaderBar
-from ..widgets.stream import PAGE, StreamView
+from ..widgets.stream import PAGE, StreamView, Welcome
 from ..widgets.tree import WorkspaceTree
 
 NARROW = 100  # below: one pane at a time (80×24 works)
@@ -39,7 +39,7 @@ class MainScreen(Screen):
                 yield WorkspaceTree(app.workspace_root, id="tree")
             with Vertical(id="centre"):
                 yield Static(id="gate-strip")
-                yield StreamView(id="stream", card_for=self._card)
+                yield StreamView(id="stream", card_for=self._card, welcome=True)
                 yield Composer(id="composer")
             yield GateInbox(id="gates")
         yield Footer()
@@ -123,8 +123,11 @@ class MainScreen(Screen):
     # ---- creator input ---------------------------------------------------------------------------
     @on(Composer.Submitted)
     async def send(self, event: Composer.Submitted) -> None:
-        sent = await self.app.do_send(event.text, event.task_id)  # type: ignore[attr-defined]
-        if sent and event.task_id:
+        result = await self.app.submit(event.text, event.task_id)  # type: ignore[attr-defined]
+        if result is None:
+            return  # not accepted: the text stays in the composer and a notification says why
+        event.composer.accept()
+        if result == "sent" and event.task_id:
             self.app.notify(f"Sent to {event.composer.target_title} (its card shows the reply; Esc → Main).")
 
     @on(TaskCard.Action)
@@ -140,7 +143,18 @@ class MainScreen(Screen):
 
     @on(GateList.Resolve)
     async def resolve(self, event: GateList.Resolve) -> None:
-        await self.app.do_resolve(event.gate, event.approve, event.option)  # type: ignore[attr-defined]
+        await self.app.ask_resolve(event.gate, event.approve, event.option)  # type: ignore[attr-defined]
+
+    @on(TypeAhead)
+    def type_ahead(self, event: TypeAhead) -> None:
+        """A letter typed on a card or gate that has no meaning there goes to the input."""
+        event.stop()
+        field = self.query_one(Composer).input
+        field.focus()
+        field.insert(event.character)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))
 
     @on(GateList.OpenTask)
     async def open_gate_task(self, event: GateList.OpenTask) -> None:
@@ -149,15 +163,35 @@ class MainScreen(Screen):
 
     @on(WorkspaceTree.FileSelected)
     async def preview_selected(self, event: WorkspaceTree.FileSelected) -> None:
-        await self.app.open_file(event.path)  # type: ignore[attr-defined]
+        if not event.path.is_file():  # a workspace that is missing or not a folder selects "itself"
+            return
+        tree = self.query_one(WorkspaceTree)
+        await self.app.open_file(event.path, tree.files_beside(event.path))  # type: ignore[attr-defined]
 
     @on(WorkspaceTree.Preview)
     async def preview(self, event: WorkspaceTree.Preview) -> None:
-        await self.app.open_file(event.path)  # type: ignore[attr-defined]
+        tree = self.query_one(WorkspaceTree)
+        await self.app.open_file(event.path, tree.files_beside(event.path))  # type: ignore[attr-defined]
 
     @on(WorkspaceTree.Edit)
     def edit(self, event: WorkspaceTree.Edit) -> None:
         self.app.edit_file(event.path)  # type: ignore[attr-defined]
+
+    @on(StreamView.Retry)
+    async def retry(self, event: StreamView.Retry) -> None:
+        event.stop()
+        await self.app.submit(event.words, None)  # type: ignore[attr-defined]
+
+    @on(Welcome.Example)
+    def example(self, event: Welcome.Example) -> None:
+        field = self.query_one(Composer).input
+        field.value = event.request
+        field.focus()
+
+    @on(StreamView.NotThisTask)
+    async def not_this_task(self, event: StreamView.NotThisTask) -> None:
+        event.stop()
+        await self.app.do_not_this_task(event.inbox_id)  # type: ignore[attr-defined]
 
     @on(StreamView.LoadEarlier)
     async def load_earlier(self, event: StreamView.LoadEarlier) -> None:

@@ -3,6 +3,7 @@ tree, other text read-only (selectable). `e` opens the file in $EDITOR."""
 from __future__ import annotations
 
 import asyncio
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ def _read(path: Path) -> tuple[str, str | None]:
     from ...workspace.files import is_text, kind_for
 
     kind = kind_for(path)
-    if kind in ("image", "video"):
+    if kind in ("image", "video", "3d"):
         return kind, None
     if not is_text(path):
         return kind, None
@@ -42,36 +43,72 @@ class PreviewScreen(ModalScreen[None]):
     PreviewScreen #preview-picture { width: auto; height: 1fr; }
     PreviewScreen TextArea { height: 1fr; border: none; }
     """
-    BINDINGS = keys.bindings("preview.edit", "preview.close")
+    BINDINGS = keys.bindings("preview.edit", "preview.next", "preview.previous", "preview.play", "preview.close")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, siblings: list[Path] | None = None) -> None:
         super().__init__()
         self.path = path
+        self.results = [p for p in (siblings or []) if p.is_file()] or [path]
+        if path not in self.results:
+            self.results.insert(0, path)
+        self.frames: list[Any] = []
+        self.frame = 0
+        self.playing = False
+        self._timer: Any = None
 
     def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._title(), id="preview-title", markup=False)
+            yield VerticalScroll(id="preview-body")
+            yield Footer()
+
+    def _title(self) -> str:
         app: Any = self.app
         try:
             title = self.path.relative_to(app.workspace_root).as_posix()
         except ValueError:
             title = self.path.name
-        with Vertical():
-            yield Static(title, id="preview-title", markup=False)
-            yield VerticalScroll(id="preview-body")
-            yield Footer()
+        if len(self.results) > 1:
+            title += f"   ({self.results.index(self.path) + 1} of {len(self.results)} · ←/→ to step)"
+        return title
+
+    # ---- stepping through a task's results -----------------------------------------------------------
+    async def action_step(self, by: int) -> None:
+        if len(self.results) < 2:
+            self.app.notify("Nothing else to step to here.", severity="information")
+            return
+        self.path = self.results[(self.results.index(self.path) + by) % len(self.results)]
+        self.query_one("#preview-title", Static).update(self._title())
+        await self.show()
+
+    def action_play(self) -> None:
+        if len(self.frames) > 1:
+            self.playing = not self.playing
 
     async def on_mount(self) -> None:
+        await self.show()
+
+    async def show(self) -> None:
         body = self.query_one("#preview-body")
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.frames, self.frame, self.playing = [], 0, False
+        await body.remove_children()
         try:
             kind, text = await asyncio.to_thread(_read, self.path)
-        except OSError as exc:
-            await body.mount(Static(f"Cannot read this file: {exc.strerror}. It may have been moved.", markup=False))
+        except Exception as exc:  # noqa: BLE001 — a file that cannot be read is a sentence, not a crash
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            await body.mount(Static(f"Cannot read this file: {why}. It may have been moved.", markup=False))
             return
-        if kind in ("image", "video"):
+        if kind == "3d" and self.path.suffix.lower() in (".gltf", ".glb"):
+            await self._model(body)
+        elif kind in ("image", "video"):
             await self._picture(body)
         elif text is None:
             size = self.path.stat().st_size if self.path.exists() else 0
-            await body.mount(Static(f"A {kind} file of {size:,} bytes. Press e to open it in your editor.",
-                                    markup=False))
+            await body.mount(Static(f"A {kind} file of {size:,} bytes; it cannot be shown here. Open it in an app "
+                                    "made for it.", markup=False))
         elif kind == "flow":
             await self._flow(body, text)
         elif self.path.suffix.lower() in (".md", ".markdown"):
@@ -88,13 +125,52 @@ class PreviewScreen(ModalScreen[None]):
 
         app: Any = self.app
         cls = await widget_class(app.image_mode)
+        clip = await asyncio.to_thread(clip_frames, self.path)
+        if clip is not None:  # an animated GIF or WebP: it plays (Space pauses); its frames and length are said
+            frames, seconds, delay = clip
+            self.frames = frames
+            info = Static(f"Clip · {len(frames)} frames · {seconds:.2f} s · {frames[0].width}×{frames[0].height}"
+                          f"{'' if cls is not None else ' (pictures are off)'} · Space pauses", markup=False,
+                          id="preview-info")
+            if cls is None:
+                await body.mount(info)
+                return
+            widget = cls(frames[0], id="preview-picture")
+            await body.mount(info, widget)
+            self.playing = True
+            self._timer = self.set_interval(max(delay, 0.1), self._next_frame, name="clip")
+            return
         picture = await load_picture(self.path, (1600, 1600)) if cls is not None else None
         if picture is None:
-            await body.mount(Static("This picture cannot be shown here; press e to open it in your editor.",
+            await body.mount(Static("This picture cannot be shown here (pictures may be off: [tui] images).",
                                     markup=False))
             return
         await body.mount(Static(f"{picture.width}×{picture.height} (scaled to fit)", markup=False),
                          cls(picture, id="preview-picture"))
+
+    def _next_frame(self) -> None:
+        if not self.playing or len(self.frames) < 2:
+            return
+        self.frame = (self.frame + 1) % len(self.frames)
+        for widget in self.query("#preview-picture"):
+            widget.image = self.frames[self.frame]  # type: ignore[attr-defined]
+
+    async def _model(self, body: Any) -> None:
+        """A glTF model: a rendered still (never its JSON and base64)."""
+        from ..images import widget_class
+        from ..meshview import MeshError, render_still
+
+        app: Any = self.app
+        try:
+            still, count = await asyncio.to_thread(render_still, self.path)
+        except (MeshError, OSError, ValueError, KeyError, IndexError, struct.error) as exc:
+            await body.mount(Static(f"This 3D model cannot be drawn here ({exc}); open it in a 3D viewer.",
+                                    markup=False))
+            return
+        cls = await widget_class(app.image_mode)
+        info = Static(f"3D model · {count:,} triangles · a rendered still (open it in a 3D viewer to turn it)",
+                      markup=False, id="preview-info")
+        await body.mount(info, *([cls(still, id="preview-picture")] if cls is not None else []))
 
     async def _flow(self, body: Any, text: str) -> None:
         from textual.widgets import Tree
@@ -124,3 +200,27 @@ class PreviewScreen(ModalScreen[None]):
 
     def action_edit(self) -> None:
         self.app.edit_file(self.path)  # type: ignore[attr-defined]
+
+
+MAX_FRAMES = 240
+
+
+def clip_frames(path: Path, max_px: tuple[int, int] = (960, 720)) -> tuple[list[Any], float, float] | None:
+    """(frames, seconds, seconds per frame) of an animated picture; None for a still one or another file."""
+    try:
+        from PIL import Image as PILImage
+
+        with PILImage.open(path) as img:
+            count = getattr(img, "n_frames", 1)
+            if count < 2:
+                return None
+            frames, total = [], 0
+            for index in range(min(count, MAX_FRAMES)):
+                img.seek(index)
+                total += int(img.info.get("duration", 100) or 100)
+                frame = img.convert("RGB")
+                frame.thumbnail(max_px)
+                frames.append(frame)
+    except Exception:  # noqa: BLE001 — not a picture Pillow can read: shown some other way
+        return None
+    return frames, total / 1000, total / 1000 / len(frames)

@@ -18,8 +18,10 @@ from ...runtime.bus import Notice
 from ...errors import LomoError
 from .. import keys
 from ..fmt import STATE_ICON, STATE_STYLE, bar
+from ..strings import text
 from ..widgets.card import spend_text
-from ..widgets.composer import Composer
+from ..widgets.composer import Composer, ComposerInput, TypeAhead
+from ..widgets.gates import GateList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView
 from ..widgets.task_parts import ArtifactList, ArtifactRow, InboxList, TimelineList, checklist_content
@@ -66,17 +68,26 @@ class TaskScreen(Screen):
                     yield Static(id="checklist")
                     yield Static("Artifacts", classes="section-title")
                     yield ArtifactList(app.workspace_root, id="artifacts")
-                yield StreamView(id="task-stream")
+                yield StreamView(id="task-stream", card_for=self._card)
             with Vertical(id="task-right"):
+                with Vertical(id="task-gates-box"):
+                    yield Static("Waiting for you", classes="pane-title", id="task-gates-title")
+                    yield GateList(id="task-gates")
+                    yield Static(Content.from_markup("[b]a[/] approve · [b]r[/] reject · [b]1–9[/] choose · Ctrl+G"),
+                                 id="task-gates-hint")
                 with Vertical(id="inbox-box"):
                     yield Static("Inbox", classes="pane-title")
                     yield InboxList(app.clock, id="inbox")
                 with Vertical(id="timeline-box"):
                     yield Static("Activity", classes="pane-title")
                     yield TimelineList(app.clock, id="timeline")
-        yield Composer("Message this task — Enter sends", id="composer", task_id=self.task_id, fixed=True,
+        yield Composer(text("composer.placeholder_task"), id="composer", task_id=self.task_id, fixed=True,
                        title="…")
         yield Footer()
+
+    def _card(self, task_id: str) -> views.Card | None:
+        snap = getattr(self.app, "snap", None)
+        return snap.cards.get(task_id) if snap is not None else None
 
     def on_resize(self, event: Any) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
@@ -88,6 +99,8 @@ class TaskScreen(Screen):
             header.header = app.snap.header
         header.model_state = app.session.model_state
         header.status = "" if app.booted else "starting…"
+        if app.snap is not None:
+            self.show_gates(app.snap.gates)
         await self.refresh_task()
 
     async def refresh_task(self) -> None:
@@ -119,8 +132,42 @@ class TaskScreen(Screen):
         self.loaded = True
 
     async def apply_snapshot(self, snap: views.Snapshot, *, tasks: set[str | None], everything: bool) -> None:
+        self.show_gates(snap.gates)
         if everything or self.task_id in tasks or None in tasks:
             await self.refresh_task()
+
+    # ---- the gates this task waits on ---------------------------------------------------------------
+    def show_gates(self, gates: tuple[views.GateView, ...]) -> None:
+        mine = tuple(g for g in gates if g.task_id == self.task_id)
+        self.query_one("#task-gates", GateList).show(mine)
+        self.query_one("#task-gates-title", Static).update(
+            Content.from_markup("[b $warning]⚑[/] Waiting for you ($n)", n=str(len(mine))))
+        self.set_class(bool(mine), "-has-gates")
+
+    def focus_gates(self) -> None:
+        gates = self.query_one("#task-gates", GateList)
+        if gates.option_count:
+            gates.focus()
+        else:
+            self.app.notify("This task is not waiting for you.")
+
+    @on(GateList.Resolve)
+    async def resolve(self, event: GateList.Resolve) -> None:
+        await self.app.ask_resolve(event.gate, event.approve, event.option)  # type: ignore[attr-defined]
+
+    @on(GateList.OpenTask)
+    def gate_task(self, event: GateList.OpenTask) -> None:
+        event.stop()  # already here
+
+    @on(TypeAhead)
+    def type_ahead(self, event: TypeAhead) -> None:
+        event.stop()
+        field = self.query_one(Composer).input
+        field.focus()
+        field.insert(event.character)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))
 
     async def on_live_token(self, notice: Any) -> None:
         streams = self.query("#task-stream")
@@ -138,7 +185,8 @@ class TaskScreen(Screen):
 
     @on(Composer.Submitted)
     async def send(self, event: Composer.Submitted) -> None:
-        await self.app.do_send(event.text, self.task_id)  # type: ignore[attr-defined]
+        if await self.app.submit(event.text, self.task_id):  # type: ignore[attr-defined]
+            event.composer.accept()
 
     @on(InboxList.Change)
     async def change_message(self, event: InboxList.Change) -> None:
@@ -160,7 +208,13 @@ class TaskScreen(Screen):
         if event.edit:
             self.app.edit_file(event.path)  # type: ignore[attr-defined]
         else:
-            await self.app.open_file(event.path)  # type: ignore[attr-defined]
+            results = [self.app.workspace_root / a.path for a in self.detail.artifacts] if self.detail else None
+            await self.app.open_file(event.path, results)  # type: ignore[attr-defined]
+
+    @on(StreamView.Retry)
+    async def retry(self, event: StreamView.Retry) -> None:
+        event.stop()
+        await self.app.submit(event.words, self.task_id)  # type: ignore[attr-defined]
 
     @on(StreamView.LoadEarlier)
     async def load_earlier(self, event: StreamView.LoadEarlier) -> None:

@@ -13,7 +13,9 @@ from textual.widgets import Static
 
 from ...views import Card
 from .. import keys
-from ..fmt import STATE_ICON, STATE_STYLE, bar, middle_cut, money
+from ..strings import text
+from .composer import redirect_letters
+from ..fmt import STATE_ICON, STATE_STYLE, bar, distinct_names, money
 
 RUNNING = ("running", "waiting_job", "waiting_you", "idle")
 
@@ -32,6 +34,15 @@ def card_actions(card: Card) -> list[tuple[str, str]]:
     if card.state not in ("running", "archived"):
         acts.append(("archive", "archive"))
     return acts
+
+
+RUNNING_JOB = ("submitting", "queued", "running", "in_progress", "processing")
+
+
+def running_job_note(kind: str) -> str:
+    """"the running clip keeps the old prompt; your change applies to the next step"."""
+    thing = text(f"job.{kind}") if kind in ("video", "image", "3d", "audio") else text("job.other")
+    return text("job.keeps_old", thing=thing)
 
 
 def spend_text(card: Card, currency: str) -> str:
@@ -55,15 +66,21 @@ def card_body(card: Card, currency: str = "credits") -> Content:
             facts.append(f"{job.kind} {job.status}")
     lines.append(Content.from_markup("[$text-muted]$facts[/]", facts=" · ".join(facts)))
     if card.artifacts:
-        names = " · ".join(f"{middle_cut(a.name, 26)} v{a.version}" for a in card.artifacts[:2])
+        short = distinct_names([a.name for a in card.artifacts], 26)  # told apart, not all "poster-…"
+        names = " · ".join(f"{name} v{a.version}" for name, a in zip(short[:2], card.artifacts))
         more = len(card.artifacts) - 2
         if more > 0:
             names += f" · +{more} more"
         lines.append(Content.from_markup("[$secondary]↳ $names[/]", names=names))
     for notice in card.notices[:2]:
         lines.append(Content.from_markup("[$warning]△ $notice[/]", notice=notice))
+    running = [j for j in card.jobs if j.status in RUNNING_JOB]
+    if running and card.waiting_messages:  # B4: a change never alters a job already running
+        lines.append(Content.from_markup("[$warning]△ $note[/]", note=running_job_note(running[0].kind)))
     if card.state == "failed" and card.reason:
         lines.append(Content.from_markup("[$error]$reason[/]", reason=card.reason))
+    elif card.outcome:
+        lines.append(Content.from_markup("[$error]✗ $outcome[/]", outcome=card.outcome))
     elif card.reply:
         reply = card.reply if len(card.reply) <= 96 else card.reply[:95] + "…"
         lines.append(Content.from_markup("[i $text-muted]“$reply”[/]", reply=reply))
@@ -73,9 +90,12 @@ def card_body(card: Card, currency: str = "credits") -> Content:
 class CardActions(Static):
     """The clickable action row; each word is a link that runs the card's action."""
 
-    def show(self, card: Card) -> None:
+    def show(self, card: Card, focused: bool = False) -> None:
         parts = [f"[@click=act('{name}')]{label}[/]" for name, label in card_actions(card)]
-        self.update(Content.from_markup(" · ".join(parts)))
+        line = Content.from_markup(" · ".join(parts))
+        if focused:  # unmistakable: this card has the keys, and says which
+            line += Content.from_markup("   [i $text-muted]$keys[/]", keys=text("card.keys"))
+        self.update(line)
 
     def action_act(self, name: str) -> None:
         card = self.query_ancestor(TaskCard)
@@ -85,15 +105,15 @@ class CardActions(Static):
 class TaskCard(Vertical, can_focus=True):
     DEFAULT_CSS = """
     TaskCard { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: wide $panel; background: $boost; }
-    TaskCard:focus { border-left: wide $primary; background: $primary 10%; }
+    TaskCard:focus { border-left: thick $primary; background: $primary 18%; }
     TaskCard.-waiting_you { border-left: wide $warning; }
     TaskCard.-failed { border-left: wide $error; }
     TaskCard #card-row { height: auto; }
     TaskCard #thumb { width: 12; height: 5; margin-right: 1; }
     TaskCard #card-text { height: auto; width: 1fr; }
-    TaskCard CardActions { color: $text-muted; height: 1; }
+    TaskCard CardActions { color: $text-muted; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     TaskCard CardActions:hover { color: $foreground; }
-    TaskCard:focus CardActions { color: $primary; }
+    TaskCard:focus CardActions { color: $primary; text-style: bold; }
     """
     BINDINGS = keys.bindings("card.open", "card.reply", "card.pause", "card.stop", "card.promote", "card.archive")
 
@@ -129,11 +149,11 @@ class TaskCard(Vertical, can_focus=True):
 
     def _show(self) -> None:
         card = self.card
-        if card is None:
+        if card is None or not self.query("#card-text"):  # not composed (yet), or being removed
             return
         self.set_classes(["-" + card.state])
         self.query_one("#card-text", Static).update(card_body(card, getattr(self.app, "currency", "credits")))
-        self.query_one(CardActions).show(card)
+        self.query_one(CardActions).show(card, focused=self.has_focus)
         self.tooltip = f"{card.title} — {card.id}"
         self._show_thumb(card)
 
@@ -161,6 +181,17 @@ class TaskCard(Vertical, can_focus=True):
             return
         row = self.query_one("#card-row")
         await row.mount(cls(picture, id="thumb"), before=0)
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)
+
+    def on_focus(self) -> None:
+        if self.card is not None:
+            self.query_one(CardActions).show(self.card, focused=True)
+
+    def on_blur(self) -> None:
+        if self.card is not None:
+            self.query_one(CardActions).show(self.card)
 
     def action_open(self) -> None:
         self.post_message(self.Action(self, "open"))

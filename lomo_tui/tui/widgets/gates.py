@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from ...views import GateView
 from .. import keys
+from .composer import redirect_letters
 
 KIND_LABEL = {"clarify": "which task?", "plan": "plan", "spend": "spending", "irreversible": "irreversible",
               "question": "question"}
@@ -57,12 +58,15 @@ class GateList(OptionList):
         ids = [g.id for g in gates]
         if ids == list(self.gates) and all(self.gates[g.id] == g for g in gates):
             return
-        current = self.highlighted_gate
+        current, index = self.highlighted_gate, self.highlighted
         self.gates = {g.id: g for g in gates}
         self.clear_options()
         self.add_options([Option(gate_prompt(g), id=g.id) for g in gates])
         if gates:
-            keep = ids.index(current.id) if current is not None and current.id in ids else 0
+            if current is not None and current.id in ids:
+                keep = ids.index(current.id)
+            else:  # the highlighted gate was answered: the next one (the one below it) takes its place
+                keep = min(index or 0, len(gates) - 1)
             self.highlighted = keep
 
     @property
@@ -94,6 +98,8 @@ class GateList(OptionList):
             event.stop()
             event.prevent_default()
             self._resolve(True, int(event.character))
+            return
+        redirect_letters(self, event)
 
     def action_open_task(self) -> None:
         gate = self.highlighted_gate

@@ -9,7 +9,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...views import Header
-from ..fmt import money, short_path
+from ..fmt import compact_path, money, short_path
+from ..strings import text
 
 
 class HeaderBar(Widget):
@@ -20,12 +21,17 @@ class HeaderBar(Widget):
     header: reactive[Header | None] = reactive(None)
     status: reactive[str] = reactive("starting…")
     model_state: reactive[str] = reactive("ready")
+    missing_key: reactive[str] = reactive("")  # the environment variable to set, when the model has no key
 
     def __init__(self, workspace: Path, model: str, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
         self.model = model
         self.tooltip = f"Workspace {short_path(workspace)} · model {model}"
+
+    def on_mount(self) -> None:
+        check = getattr(self.app, "key_missing", None)
+        self.missing_key = (check() if check is not None else None) or ""
 
     def render(self) -> Content:
         full = self._line(compact=False)
@@ -34,11 +40,16 @@ class HeaderBar(Widget):
     def _line(self, compact: bool) -> Content:
         h = self.header
         model = h.model if h else self.model
+        width = 18 if compact else 34
         parts = [Content.from_markup("[b $primary]Lomo[/]"),
-                 Content.from_markup("$name", name=Path(self.workspace).name or "/")]
+                 Content.from_markup("$path", path=compact_path(self.workspace, width,
+                                                                getattr(self.app, "path_home", None)))]
         state = {"loading": " [$warning](loading…)[/]", "unavailable": " [$error](unavailable)[/]"}.get(
             self.model_state, "")
-        parts.append(Content.from_markup("$model" + state, model=model))
+        if self.missing_key:
+            state += " [b $error]$nokey[/]"
+        parts.append(Content.from_markup("$model" + state, model=model,
+                                         nokey=text("header.no_key", env=self.missing_key)))
         if h is not None:
             cap = f" / {money(h.cap, h.currency)}" if h.cap is not None else ""
             over = h.cap is not None and h.spend_today > h.cap

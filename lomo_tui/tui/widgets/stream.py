@@ -18,10 +18,14 @@ from textual.widgets import Static
 from ...views import Card, StreamItem, StreamPage
 from .. import keys
 from ..fmt import message_content
+from ..strings import lines, text
 from .card import TaskCard
+from .composer import redirect_letters
 
 PAGE = 120
 MAX_MOUNTED = 400
+COLLAPSED_LINES = 6  # a message longer than twice this shows its first lines and "show all"
+COLLAPSED_CHARS = 600
 
 
 class MessageRow(Static):
@@ -31,20 +35,102 @@ class MessageRow(Static):
     MessageRow.-assistant { border-left: wide $secondary; }
     MessageRow.-pending { border-left: wide $panel; color: $text-muted; }
     MessageRow.-live { border-left: wide $secondary; color: $text-muted; }
+    MessageRow.-queued { border-left: wide $warning; }
+    MessageRow.-error { border-left: wide $error; background: $error 8%; }
+    MessageRow.-routed { margin: 0 0 1 2; padding: 0 1; }
+    MessageRow:focus { background: $primary 15%; }
     """
 
-    def __init__(self, item: StreamItem, **kwargs: Any) -> None:
-        super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
+    def __init__(self, item: StreamItem, note: Callable[[], str] | None = None, **kwargs: Any) -> None:
         self.item = item
+        self.note = note  # a "routed" row: an extra word about the task now (a job still running…)
+        self.expanded = False
+        super().__init__(self.content_for(item), classes=f"-{item.kind}", **kwargs)
+        self.can_focus = self.collapsible or (item.kind == "error" and bool(item.detail))
 
-    @staticmethod
-    def content_for(item: StreamItem) -> Content:
-        if item.kind == "pending":
-            return Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=item.text)
-        if item.kind == "failed":
-            return Content.from_markup("$text [i $error](not answered: $reason)[/]", text=item.text,
-                                       reason=item.status or "the model call failed")
-        return message_content(item.text)
+    @property
+    def collapsible(self) -> bool:
+        return is_long(self.item.text)
+
+    def content_for(self, item: StreamItem) -> Content:
+        body = item.text
+        more: Content | None = None
+        if is_long(body) and not self.expanded:
+            lines = body.splitlines()
+            head = "\n".join(lines[:COLLAPSED_LINES])[:COLLAPSED_CHARS]
+            body = head.rstrip() + " …"
+            more = Content.from_markup("\n[@click=toggle]▸ $what — click or Enter to show all[/]",
+                                       what=size_words(item.text))
+        elif is_long(body):
+            more = Content.from_markup("\n[@click=toggle]▾ show less[/]")
+        if item.kind == "routed":
+            content = Content.from_markup("[$secondary]$sent[/]", sent=text("route.sent", title=item.text))
+            note = self.note() if self.note is not None else ""
+            if note:
+                content += Content.from_markup(" [$warning]· $note[/]", note=note)
+            if item.status == "withdrawn":
+                content += Content.from_markup(" [i $text-muted]· $w[/]", w=text("route.withdrawn"))
+            else:
+                content += Content.from_markup("  [@click=not_this][u]$n[/u][/]", n=text("route.not_this"))
+            return content
+        if item.kind == "error":
+            content = Content.from_markup("[b $error]✗ $reason[/]\n[$text-muted]$todo[/]", reason=body or
+                                          text("error.unknown"), todo=error_hint(body))
+            if item.detail:
+                content += Content.from_markup("  [@click=retry]↻ $retry[/] [$text-muted](or Enter on it)[/]",
+                                               retry=text("error.retry"))
+        elif item.kind == "pending":
+            content = Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=body)
+            note = self.note() if self.note is not None else ""
+            if note:  # B4: the running job is not changed by this message
+                content += Content.from_markup("\n[$warning]△ $note[/]", note=note)
+        elif item.kind == "failed":  # a message its turn could not answer; the error row below says why
+            content = Content.from_markup("$text [i $error](not answered)[/]", text=body)
+        elif item.kind == "queued":
+            content = Content.from_markup("$text [i $warning]($note)[/]", text=body, note=text("composer.queued_row"))
+        else:
+            content = message_content(body)
+        return content + more if more is not None else content
+
+    def action_not_this(self) -> None:
+        stream = next((a for a in self.ancestors if isinstance(a, StreamView)), None)
+        if stream is not None:
+            stream.post_message(StreamView.NotThisTask(stream, self.item.detail, self.item.task_id or ""))
+
+    def action_retry(self) -> None:
+        stream = next((a for a in self.ancestors if isinstance(a, StreamView)), None)
+        if stream is not None and self.item.detail:
+            stream.post_message(StreamView.Retry(stream, self.item.detail))
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+        self.update(self.content_for(self.item))
+
+    def key_enter(self) -> None:
+        if self.item.kind == "error" and self.item.detail:
+            self.action_retry()  # Enter on a failed step sends its words again
+        elif self.collapsible:
+            self.action_toggle()
+
+
+def error_hint(reason: str) -> str:
+    """What to do about a failed turn, from the words of its reason (data: strings.toml [en.error])."""
+    low = reason.lower()
+    for key, words in (("key", ("api key", "api_key", "401", "credentials")), ("rate", ("429", "rate limit")),
+                       ("timeout", ("did not answer", "timed out", "timeout")),
+                       ("long", ("too long", "context window"))):
+        if any(w in low for w in words):
+            return text(f"error.todo_{key}")
+    return text("error.todo")
+
+
+def is_long(body: str) -> bool:
+    return body.count("\n") >= COLLAPSED_LINES * 2 or len(body) > COLLAPSED_CHARS * 2
+
+
+def size_words(body: str) -> str:
+    lines = body.count("\n") + 1
+    return f"{lines:,} lines, {len(body):,} characters" if lines > 1 else f"{len(body):,} characters"
 
 
 class EarlierMarker(Static, can_focus=True):
@@ -67,11 +153,53 @@ class EarlierMarker(Static, can_focus=True):
         self.post_message(self.Pressed())
 
 
+class Welcome(Static):
+    """The first screen, until the first message: what Lomo can do and a few requests to try."""
+
+    DEFAULT_CSS = """
+    Welcome { height: auto; padding: 1 2; margin: 1 0; border-left: wide $accent; }
+    """
+
+    class Example(Message):
+        def __init__(self, request: str) -> None:
+            super().__init__()
+            self.request = request
+
+    def on_mount(self) -> None:
+        parts = [Content.from_markup("[b $accent]$t[/]", t=text("welcome.title"))]
+        parts += [Content.from_markup("  • $c", c=c) for c in lines("welcome.can")]
+        parts += [Content(""), Content.from_markup("[b]$t[/]", t=text("welcome.try"))]
+        parts += [Content.from_markup(f"  [@click=example({n})]→ $e[/]", e=e)
+                  for n, e in enumerate(lines("welcome.examples"))]
+        parts += [Content(""), Content.from_markup("[$text-muted]$k[/]", k=text("welcome.keys"))]
+        self.update(Content("\n").join(parts))
+
+    def action_example(self, number: int) -> None:
+        self.post_message(self.Example(lines("welcome.examples")[number]))
+
+
 class StreamView(VerticalScroll):
     DEFAULT_CSS = """
     StreamView { padding: 0 1; }
     """
     BINDINGS = keys.bindings("stream.earlier")
+
+    class NotThisTask(Message):
+        """The creator says a routed follow-up went to the wrong task."""
+
+        def __init__(self, stream: "StreamView", inbox_id: str, task_id: str) -> None:
+            super().__init__()
+            self.stream = stream
+            self.inbox_id = inbox_id
+            self.task_id = task_id
+
+    class Retry(Message):
+        """Send these words again (the creator pressed "retry" on a failed turn)."""
+
+        def __init__(self, stream: "StreamView", words: str) -> None:
+            super().__init__()
+            self.stream = stream
+            self.words = words
 
     class LoadEarlier(Message):
         def __init__(self, stream: "StreamView", before: int | None) -> None:
@@ -79,8 +207,10 @@ class StreamView(VerticalScroll):
             self.stream = stream
             self.before = before
 
-    def __init__(self, *, card_for: Callable[[str], Card | None] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, card_for: Callable[[str], Card | None] | None = None, welcome: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.welcome = welcome
         self.card_for = card_for or (lambda _id: None)
         self.keys: list[str] = []
         self.rows: dict[str, Widget] = {}
@@ -88,11 +218,18 @@ class StreamView(VerticalScroll):
         self.oldest_id: int | None = None
         self.live: MessageRow | None = None
         self._live_text = ""
+        self._queued: list[MessageRow] = []
 
     def compose(self):  # type: ignore[no-untyped-def]
         marker = EarlierMarker(id="earlier")
         marker.display = False
         yield marker
+        if self.welcome:
+            yield Welcome(id="welcome")
+
+    def _show_welcome(self) -> None:
+        for welcome in self.query(Welcome):
+            welcome.display = not self.keys and not self._queued
 
     def on_mount(self) -> None:
         self.anchor()  # stay at the newest entry while content grows, until the creator scrolls up
@@ -102,7 +239,16 @@ class StreamView(VerticalScroll):
         if item.kind == "card":
             card = self.card_for(item.task_id or "")
             return TaskCard(card) if card is not None else None
+        if item.kind in ("routed", "pending"):
+            return MessageRow(item, note=lambda: self._job_note(item.task_id))
         return MessageRow(item)
+
+    def _job_note(self, task_id: str | None) -> str:
+        from .card import RUNNING_JOB, running_job_note
+
+        card = self.card_for(task_id or "")
+        running = [j for j in card.jobs if j.status in RUNNING_JOB] if card is not None else []
+        return running_job_note(running[0].kind) if running else ""
 
     @property
     def mounted_rows(self) -> int:
@@ -110,6 +256,16 @@ class StreamView(VerticalScroll):
 
     def _at_bottom(self) -> bool:
         return self.max_scroll_y == 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    def show_queued(self, messages: list[str]) -> None:
+        """Rows for messages typed before the runtime was ready (they leave once sent)."""
+        for row in self._queued:
+            row.remove()
+        self._queued = [MessageRow(StreamItem(f"q:{n}", "queued", m, 0.0)) for n, m in enumerate(messages)]
+        if self._queued:
+            self.mount_all(self._queued)
+            self.scroll_end(animate=False)
+        self._show_welcome()
 
     async def show_page(self, page: StreamPage) -> None:
         """Bring the newest part of the stream up to date with PAGE (the latest page from the read model)."""
@@ -120,6 +276,7 @@ class StreamView(VerticalScroll):
         else:
             await self._merge(items)
         await self._keep_live_last(items)
+        self._show_welcome()
         if follow:  # prune only while following the newest rows, never under a reader's eyes
             await self._prune()
             self.scroll_end(animate=False)
@@ -154,6 +311,9 @@ class StreamView(VerticalScroll):
                     card = self.card_for(widget.task_id)
                     if card is not None:
                         widget.card = card
+                elif isinstance(widget, MessageRow) and item.kind == "routed":
+                    widget.item = item  # its status (withdrawn) and the task's jobs may have moved on
+                    widget.update(widget.content_for(item))
                 continue
             widget = self._row(item)
             if widget is None:
@@ -240,6 +400,9 @@ class StreamView(VerticalScroll):
                 await self.live_token(text)
             else:
                 await self.live_thinking()
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)  # the stream or a folded message has the focus: letters are for the input
 
     def on_earlier_marker_pressed(self, event: EarlierMarker.Pressed) -> None:
         event.stop()

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from ...views import Artifact, ChecklistItem, InboxItem, TimelineEntry
 from .. import keys
+from .composer import redirect_letters
 
 TIMELINE_ICON = {"step": "◆", "tool": "⚙", "job": "◔", "gate": "⚑", "event": "·"}
 
@@ -72,6 +73,9 @@ class ArtifactRow(Horizontal, can_focus=True):
         picture = await load_picture(self.root / self.artifact.path, (256, 192))
         if picture is not None and self.is_mounted:
             await self.mount(cls(picture, classes="thumb"), before=0)
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)
 
     def action_preview(self) -> None:
         self.post_message(self.Chosen(self.root / self.artifact.path, False))
@@ -146,6 +150,9 @@ class InboxList(OptionList):
             return
         self.post_message(self.Change(item, replace))
 
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)
+
     def action_withdraw(self) -> None:
         self._change(False)
 
@@ -160,6 +167,9 @@ class TimelineList(OptionList):
         super().__init__(**kwargs)
         self.clock = clock
         self.entries: tuple[TimelineEntry, ...] = ()
+
+    def on_key(self, event: Any) -> None:
+        redirect_letters(self, event)
 
     def show(self, entries: tuple[TimelineEntry, ...]) -> None:
         if entries == self.entries:
