@@ -285,6 +285,12 @@ async def on_failure_resolved(conn: AsyncConnection, gate: Any, approved: bool) 
         status="stopped", status_reason="stopped after a repeated failure", epoch=task.epoch + 1, updated_at=t))
     await conn.execute(insert(s.events).values(type="task_stop", at=t, task_id=gate.task_id,
                                                data={"reason": "stopped after a repeated failure"}))
+    from ..governance.gates import expire_task_gates
+    from ..studio.service import cancel_task_jobs
+
+    # a stop is a stop however it is asked for: in-flight jobs cancelled (refunded), other gates expired
+    await cancel_task_jobs(conn, gate.task_id, "the task was stopped")
+    await expire_task_gates(conn, gate.task_id, "the task was stopped")
     return None
 
 
