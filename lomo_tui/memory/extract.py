@@ -18,8 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..models.nlu.matching import keywords
-from ..models.nlu.text import normalise
+from ..models.nlu import keywords
+from ..models.nlu import normalise
 
 CUES_FILE = Path(__file__).with_name("cues.toml")
 LANGUAGES = ("en", "zh", "ja", "ru")

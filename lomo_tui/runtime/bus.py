@@ -30,6 +30,7 @@ class Notice(StrEnum):
     JOB_CANCELLED = "job_cancelled"
     OBJECT_CHANGED = "object_changed"
     DB_CHANGED = "db_changed"
+    CONTEXT_SUMMARISED = "context_summarised"  # a span of a task's history became a summary segment
     DISK_FULL = "disk_full"  # a write hit a full disk; work waits (data: message)
     DISK_SPACE_BACK = "disk_space_back"  # the disk has room again; waiting turns go on (data: turns)
 

@@ -14,6 +14,7 @@ from ..context.history import Entry, Segment
 from ..context.outputs import tool_message
 from ..router.index import refresh_search_text
 from ..store import schema as s
+from .bus import Notice
 
 if TYPE_CHECKING:
     from .ledger import Claim
@@ -72,7 +73,7 @@ class TurnContext(StepContext):
             segment = await summaries.store(conn, self.task_id, span, text, method, model, call,
                                             turn_id=self.claim.turn_id)
         self.rt.faults.hit("after_summary_commit")
-        self.rt.bus.publish("context_summarised", self.task_id, from_message=segment.from_message,
+        self.rt.bus.publish(Notice.CONTEXT_SUMMARISED, self.task_id, from_message=segment.from_message,
                             to_message=segment.to_message)
         return segment
 
