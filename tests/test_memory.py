@@ -518,3 +518,13 @@ async def test_recall_and_forgetting_work_on_postgres(pg_lomo: LomoEnv) -> None:
         assert [r["text"] for r in await m.active()] == ["I usually like low-saturation palettes."]
     finally:
         await rt.close()
+
+
+async def test_a_requests_own_constraint_is_not_a_lasting_memory_and_adding_to_a_piece_is_no_refinement(
+        mind: Mind) -> None:
+    await mind.say("Two café posters, always teal and cream, never red.")
+    await mind.say("Revision 1: keep the teal and cream, add steam over the cups.")
+    assert await mind.active() == []
+    await mind.say("I always use a serif font.")
+    await mind.say("Add a drop shadow to the title.")
+    assert [r["text"] for r in await mind.active()] == ["I always use a serif font."]
