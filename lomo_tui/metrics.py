@@ -205,6 +205,9 @@ def render(doc: dict[str, Any]) -> str:
     def show(value: Any, fmt: str = "{:.2f}") -> str:
         return "—" if value is None else fmt.format(value)
 
+    def n(count: int, word: str) -> str:
+        return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
     scope = doc["scope"]
     where = f"task {scope['task_id']}" if scope["task_id"] else "all tasks"
     if scope["since"] is not None:
@@ -213,18 +216,18 @@ def render(doc: dict[str, Any]) -> str:
         ("Verified transitions", f"{show(doc['verified_transition_ratio'], '{:.0%}')} "
                                  f"({c['verified_transitions']} of {c['claimed_transitions']} completed steps)"),
         ("Tokens per verified", show(doc["tokens_per_verified_transition"], "{:,.0f}")
-         + f" ({c['tokens']:,} tokens, {c['model_calls']} model calls)"),
+         + f" ({c['tokens']:,} tokens, {n(c['model_calls'], 'model call')})"),
         ("Cost per verified", show(doc["cost_per_verified_transition"], "{:.4f}") + " model · "
          + show(doc["spend_per_verified_transition"]) + f" {c['currency']} studio"),
         ("Duplicate work", f"{show(doc['duplicate_work_rate'], '{:.0%}')} ({c['duplicate_jobs']} of {c['jobs']} jobs)"),
         ("Interruptions/milestone", show(doc["interruptions_per_milestone"])
-         + f" ({c['creator_interruptions']} questions to you)"),
+         + f" ({n(c['creator_interruptions'], 'question')} to you)"),
         ("Needless confirmations", str(doc["needless_confirmations"])),
         ("Unsafe actions stopped", str(doc["unsafe_actions_prevented"])),
         ("Recovery success", f"{show(doc['recovery_success_rate'], '{:.0%}')} "
-                             f"({c['recovered']} of {c['takeovers']} take-overs completed)"),
+                             f"({c['recovered']} of {n(c['takeovers'], 'take-over')} completed)"),
         ("Model calls/finished", show(doc["model_calls_per_finished_task"], "{:.1f}")
-         + f" ({c['finished_tasks']} finished tasks)"),
+         + f" ({n(c['finished_tasks'], 'finished task')})"),
     ]
     width = max(len(name) for name, _ in rows)
     return "\n".join([f"Stats · {where}", *(f"  {name:<{width}}  {value}" for name, value in rows)])
