@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import signal
 
+import pytest
 from sqlalchemy import select
 
 from conftest import LomoEnv
@@ -95,6 +96,7 @@ async def test_a_claim_without_evidence_a_repeated_image_and_two_stopped_actions
     assert everything["counts"]["jobs"] == 2  # the whole database holds this task only
 
 
+@pytest.mark.slow
 def test_a_turn_taken_over_after_a_crash_counts_as_recovered_once_it_completes(lomo: LomoEnv) -> None:
     (lomo.workspace / "note.md").write_text("hello\n")
     lomo.replay(call(("read_file", {"path": "note.md"})), {"content": "finished", "tool_calls": []})
@@ -154,3 +156,17 @@ async def test_an_approved_plan_budget_that_nothing_was_charged_under_is_a_needl
         await rt.close()
     assert after["needless_confirmations"] == 1  # approved, and nothing was ever charged under it
     assert after["counts"]["creator_interruptions"] == 1 and after["interruptions_per_milestone"] is None
+
+
+@pytest.mark.slow
+def test_stats_and_goal_versions_read_the_same_on_postgres(pg_lomo: LomoEnv) -> None:
+    pg_lomo.replay(call(("update_plan", {"brief": "two sketches", "steps": [{"title": "Sketch"}]}),
+                        ("complete_step", {"step": "1", "evidence": "done, trust me"})),
+                   {"content": "finished", "tool_calls": []})
+    task = pg_lomo.new_task("Sketches")
+    assert pg_lomo.run("--run-once", "two sketches please", "--task", task).returncode == 0
+    doc = stats(pg_lomo, "--task", task)
+    assert (doc["counts"]["claimed_transitions"], doc["verified_transition_ratio"]) == (1, 0.0)
+    assert doc["model_calls_per_finished_task"] == 2.0
+    shown = json.loads(pg_lomo.run("task", "show", task, "--json").stdout)
+    assert [(v["version"], v["brief"]) for v in shown["goal_versions"]] == [(1, ""), (2, "two sketches")]
