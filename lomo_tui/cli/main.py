@@ -22,7 +22,7 @@ from ..errors import LomoError, UsageError
 
 Handler = Callable[[Any, argparse.Namespace], Awaitable[int]]
 AddCommand = Callable[[str, str, Handler], argparse.ArgumentParser]
-COMMANDS: tuple[str, ...] = ("commands", "context", "memory")  # modules under lomo_tui.cli with register(add); e.g. add "context"
+COMMANDS: tuple[str, ...] = ("commands", "context", "memory", "stats")  # modules under lomo_tui.cli with register(add); e.g. add "context"
 log = logging.getLogger("lomo.cli")
 
 

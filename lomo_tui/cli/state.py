@@ -144,6 +144,7 @@ def render_report(report: dict[str, Any]) -> str:
 async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
     from ..errors import UnknownId
+    from ..tasks import goals
 
     async with db.read() as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
@@ -168,6 +169,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
             s.jobs.c.created_at))).all()
         charges = (await conn.execute(select(s.charges.c.amount, s.charges.c.currency, s.charges.c.status).where(
             s.charges.c.task_id == task_id))).all()
+        goal_versions = await goals.versions(conn, task_id)
     conversation = sorted(
         [{"role": "creator" if m.source in ("creator", "router") else m.source, "text": m.text, "at": m.sent_at,
           "id": m.id, "source": m.source}
@@ -190,6 +192,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "spend": {"amount": round(spent, 4), "currency": charges[0].currency if charges else "credits",
                   "refunded": round(sum(c.amount for c in charges if c.status == "refunded"), 4)},
         "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
+        "goal_versions": [dict(v, at=iso(v["at"])) for v in goal_versions],
     }
 
 
@@ -203,6 +206,9 @@ def render_task(doc: dict[str, Any]) -> str:
         lines.append(f"  reason: {doc['status_reason']}")
     if doc["brief"]:
         lines += ["", "Brief:"] + [f"  {line}" for line in doc["brief"].splitlines()]
+    if len(doc.get("goal_versions", ())) > 1:  # the goal or brief changed: say when, by whom and why
+        lines += ["", "Goal and brief versions:"] + [f"  v{v['version']} {v['at']} by {v['who']}: {v['why']}"
+                                                     for v in doc["goal_versions"]]
     if doc["checklist"]:
         lines += ["", "Checklist:"]
         for item in doc["checklist"]:

@@ -264,6 +264,9 @@ def dynamic_tail(task: Any, extra: list[str], facts: Facts, domains: frozenset[s
              + (f"; autonomy: {task.autonomy}" if task.kind != "main" else "")]
     if facts.original:
         parts.append(f"The creator's original request: “{summaries.clip(facts.original, 1200)}”")
+    goal = (getattr(task, "goal", "") or "").strip()
+    if goal and goal not in (task.title.strip(), (facts.original or "").strip()):  # J1: the current goal
+        parts.append(f"Goal (current): {summaries.clip(goal, 1200)}")
     if task.brief:
         parts.append(f"Brief:\n{task.brief}")
     parts.extend(extra)

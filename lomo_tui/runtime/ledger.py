@@ -19,7 +19,7 @@ from ..redact import redact, redact_data
 from ..store import schema as s
 from ..store.engine import Database, fetch, run
 from ..router.index import refresh_search_text
-from ..tasks import stopcheck
+from ..tasks import goals, stopcheck
 from .ids import call_key, new_id
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ class Ledger:
         await conn.execute(insert(s.tasks).values(
             id=task_id, kind=kind, status=status, title=title, goal=goal or title, brief=brief, language=language,
             created_at=t, updated_at=t))
+        await goals.record(conn, task_id, goal=goal or title, brief=brief, who="lomo", why="the task was created", at=t)
 
     @staticmethod
     async def task_row(conn: AsyncConnection, task_id: str) -> Any:
@@ -195,6 +196,7 @@ class Ledger:
                 await self.promote(conn, task_id, f"revised {revisions} times")
         elif task.source_inbox is None:
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(source_inbox=msg_id))
+            await goals.attribute_first(conn, task_id, msg_id)
         if task.status in ("failed", "done", "idle", "blocked"):
             await self.set_task_status(conn, task_id, "active")
         turn_id = await self.ensure_turn(conn, task_id)

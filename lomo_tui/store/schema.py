@@ -486,3 +486,16 @@ memory_forgets = Table(  # a forget request and how far its cascade got (finishe
     Column("updated_at", Float, nullable=False),
 )
 Index("ix_memory_forgets_status", memory_forgets.c.status)
+
+# ---- goal versions (0013): every version of a task's goal and brief, who changed it, why, from which message --
+task_goal_versions = Table(
+    "task_goal_versions", metadata,
+    Column("task_id", String(40), ForeignKey("tasks.id"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("goal", Text, nullable=False),
+    Column("brief", Text, nullable=False),
+    Column("who", String(80), nullable=False),  # lomo | agent | creator:… — who made the change
+    Column("why", Text, nullable=False, server_default=""),
+    Column("message_id", String(40)),  # the creator's inbox message the change came from
+    Column("at", Float, nullable=False),
+)

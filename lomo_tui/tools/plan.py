@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from ..governance.budget import plan_allowance, spent_today, task_spend
 from ..governance.gates import expire_gate, open_gate
 from ..store import schema as s
 from ..studio.prices import quote
-from ..tasks import checklist
+from ..tasks import checklist, goals
 from .registry import Registry, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
@@ -89,7 +89,9 @@ def register(reg: Registry) -> None:
             if task.kind == "lightweight" and steps:  # a one-shot that grew into multi-step work (A2)
                 await rt.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
             if brief is not None:
-                await conn.execute(update(s.tasks).where(s.tasks.c.id == ctx.task_id).values(brief=brief))
+                await goals.revise(conn, ctx.task_id, brief=brief, who="agent", why="the plan was revised",
+                                   message_id=await goals.prompting_message(conn, ctx.task_id, ctx.claim.turn_id,
+                                                                            ctx.step))
             result: dict[str, Any] = {}
             if steps is not None:
                 try:

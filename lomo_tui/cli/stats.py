@@ -1,0 +1,44 @@
+"""`lomo stats [--task TASK_ID] [--since WHEN] [--json]`: collaboration metrics from the ledgers (DESIGN J5,
+CONTRACTS §7). The computation is the read model `lomo_tui.metrics`; this is its command."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+HELP = "collaboration metrics from the ledgers: verified progress, duplicate work, interruptions, recoveries"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--task", metavar="TASK_ID", default=None, help="only this task")
+    parser.add_argument("--since", metavar="WHEN", default=None,
+                        help="only what happened since WHEN: a span back (30m, 24h, 7d, 2w) or a date/time")
+
+
+async def run(settings: Any, args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from .. import metrics
+    from ..errors import UnknownId
+    from ..store import migrate
+    from ..store import schema as s
+    from ..store.engine import Database
+
+    since = metrics.parse_since(args.since) if args.since is not None else None
+    db = Database(settings.db_url)
+    try:
+        await migrate.upgrade(db)
+        async with db.read() as conn:
+            if args.task is not None and (await conn.execute(select(s.tasks.c.id).where(
+                    s.tasks.c.id == args.task))).first() is None:
+                raise UnknownId(f"no task with id {args.task!r}; `lomo task list` lists the tasks")
+            doc = await metrics.compute(conn, task_id=args.task, since=since)
+    finally:
+        await db.close()
+    print(json.dumps(doc, ensure_ascii=False) if getattr(args, "json", False) else metrics.render(doc))
+    return 0
+
+
+def register(add: Any) -> None:
+    """`lomo stats` (cli.main collects every module in COMMANDS)."""
+    add_arguments(add("stats", HELP, run))

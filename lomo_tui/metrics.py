@@ -1,0 +1,233 @@
+"""Collaboration metrics from the ledgers (DESIGN J5): a read model over what the runtime recorded.
+
+Nothing here is estimated or asked of a model: every figure is a count over the tables (checklist and its
+links, jobs, charges, gates, model calls, turns, events, tasks), so the same database gives the same figures.
+A ratio whose denominator is zero is None ("nothing measured yet"), never 0.
+
+Definitions (each counts rows in scope: one task with TASK_ID, and rows from SINCE on):
+
+- a *claimed transition* is a checklist step marked done; it is *verified* when its evidence points at
+  something the ledgers hold: an object version linked to the step (a generated artifact, or a workspace file
+  the completion named), a finished job ordered for the step, or the creator's approval of the step's card.
+  `verified_transition_ratio` = verified / claimed.
+- `tokens_per_verified_transition`: prompt + completion tokens of every model call / verified transitions;
+  `cost_per_verified_transition`: the model calls' priced cost / verified (None while no call was priced);
+  `spend_per_verified_transition`: studio charges (not refunded) / verified.
+- `duplicate_work_rate`: jobs that repeat an earlier job of the same task (same kind, prompt, input files
+  and seed) / all jobs. Jobs that failed, expired or were cancelled are no work done and repeat nothing: a
+  retry after a failure is a repair, not a duplicate.
+- `interruptions_per_milestone`: gates the creator had to answer (answered by the creator, or still
+  waiting for them; not those Lomo expired) / claimed transitions.
+- `needless_confirmations`: approved money gates that bought nothing — a spend card none of whose calls
+  was then charged, or an approved plan budget after which the task was never charged. (Whether a card
+  was needed in the first place is a judgement the ledgers cannot make; this counts the measurable part.)
+- `unsafe_actions_prevented`: spend and irreversible (delete, forget) gates that stopped their action:
+  rejected, expired, or answered with an option other than going ahead ("Keep it").
+- `recovery_success_rate`: turns another worker took over after a lease expiry or a crash (event
+  `lease_taken_over`) that then completed / all such turns.
+- `model_calls_per_finished_task`: model calls of the tasks now `done` / those tasks.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from .errors import UsageError
+from .store import schema as s
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+CONTRACT_KEYS = ("verified_transition_ratio", "tokens_per_verified_transition", "duplicate_work_rate",
+                 "interruptions_per_milestone", "unsafe_actions_prevented", "recovery_success_rate")
+NO_WORK = ("failed", "expired", "cancelled")  # job statuses that produced nothing
+PREVENTING = ("spend", "irreversible")
+RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
+UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_since(text: str, now: float | None = None) -> float:
+    """`--since`: a span back from now (30m, 24h, 7d, 2w) or an ISO date/time (local time unless it says)."""
+    value = text.strip()
+    found = RELATIVE.match(value.lower())
+    if found:
+        return (now if now is not None else time.time()) - float(found.group(1)) * UNIT_SECONDS[found.group(2)]
+    try:
+        when = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"--since {text!r} is neither a span (30m, 24h, 7d, 2w) nor a date (2026-12-01, "
+                         "2026-12-01T09:30)") from None
+    return (when if when.tzinfo else when.astimezone()).timestamp()
+
+
+def _ratio(part: float, whole: float, digits: int = 4) -> float | None:
+    return round(part / whole, digits) if whole else None
+
+
+def _after(column: Any, since: float | None) -> list[Any]:
+    return [] if since is None else [column >= since]
+
+
+def _in_task(column: Any, task_id: str | None) -> list[Any]:
+    return [] if task_id is None else [column == task_id]
+
+
+async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: float | None = None
+                  ) -> dict[str, Any]:
+    """The J5 metrics over the ledgers (CONTRACTS §7 `lomo stats`), with the counts they are made of."""
+    steps = (await conn.execute(select(s.checklist.c.id).where(
+        s.checklist.c.state == "done", *_in_task(s.checklist.c.task_id, task_id),
+        *_after(s.checklist.c.done_at, since)))).scalars().all()
+    claimed = set(steps)
+    verified = await _verified(conn, claimed)
+
+    calls = (await conn.execute(select(s.model_calls.c.prompt_tokens, s.model_calls.c.completion_tokens,
+                                       s.model_calls.c.cost).where(
+        *_in_task(s.model_calls.c.task_id, task_id), *_after(s.model_calls.c.created_at, since)))).all()
+    tokens = sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in calls)
+    priced = [c.cost for c in calls if c.cost is not None]
+    charges = (await conn.execute(select(s.charges.c.amount, s.charges.c.currency).where(
+        s.charges.c.status == "charged", *_in_task(s.charges.c.task_id, task_id),
+        *_after(s.charges.c.created_at, since)))).all()
+    spend = round(sum(c.amount for c in charges), 4)
+
+    jobs = (await conn.execute(select(s.jobs.c.task_id, s.jobs.c.kind, s.jobs.c.prompt, s.jobs.c.params,
+                                      s.jobs.c.status).where(
+        *_in_task(s.jobs.c.task_id, task_id), *_after(s.jobs.c.created_at, since)))).all()
+    work = Counter(_work_key(j) for j in jobs if j.status not in NO_WORK)
+    duplicates = sum(n - 1 for n in work.values())
+
+    gates = (await conn.execute(select(s.gates).where(
+        *_in_task(s.gates.c.task_id, task_id), *_after(s.gates.c.created_at, since)))).all()
+    interruptions = sum(1 for g in gates if g.status == "pending"
+                        or (g.status in ("approved", "rejected") and g.resolved_by != "lomo"))
+    prevented = sum(1 for g in gates if g.kind in PREVENTING and _stopped(g))
+    needless = await _needless(conn, gates)
+
+    takeovers = {e.turn_id for e in (await conn.execute(select(s.events.c.turn_id).where(
+        s.events.c.type == "lease_taken_over", s.events.c.turn_id.is_not(None),
+        *_in_task(s.events.c.task_id, task_id), *_after(s.events.c.at, since)))).all()}
+    recovered = 0
+    if takeovers:
+        recovered = len((await conn.execute(select(s.turns.c.id).where(
+            s.turns.c.id.in_(takeovers), s.turns.c.status == "completed"))).all())
+
+    finished = (await conn.execute(select(s.tasks.c.id).where(
+        s.tasks.c.status == "done", *_in_task(s.tasks.c.id, task_id),
+        *_after(s.tasks.c.updated_at, since)))).scalars().all()
+    finished_calls = 0
+    if finished:
+        finished_calls = len((await conn.execute(select(s.model_calls.c.id).where(
+            s.model_calls.c.task_id.in_(finished)))).all())
+
+    n_verified = len(verified)
+    return {
+        "verified_transition_ratio": _ratio(n_verified, len(claimed)),
+        "tokens_per_verified_transition": _ratio(tokens, n_verified, 1),
+        "duplicate_work_rate": _ratio(duplicates, len(jobs)),
+        "interruptions_per_milestone": _ratio(interruptions, len(claimed)),
+        "unsafe_actions_prevented": prevented,
+        "recovery_success_rate": _ratio(recovered, len(takeovers)),
+        "cost_per_verified_transition": _ratio(sum(priced), n_verified, 6) if priced else None,
+        "spend_per_verified_transition": _ratio(spend, n_verified),
+        "needless_confirmations": needless,
+        "model_calls_per_finished_task": _ratio(finished_calls, len(finished), 2),
+        "counts": {
+            "claimed_transitions": len(claimed), "verified_transitions": n_verified,
+            "model_calls": len(calls), "tokens": tokens, "model_cost": round(sum(priced), 6) if priced else None,
+            "spend": spend, "currency": charges[0].currency if charges else "credits",
+            "jobs": len(jobs), "duplicate_jobs": duplicates, "gates": len(gates),
+            "creator_interruptions": interruptions, "takeovers": len(takeovers), "recovered": recovered,
+            "finished_tasks": len(finished),
+        },
+        "scope": {"task_id": task_id, "since": since},
+    }
+
+
+async def _verified(conn: AsyncConnection, claimed: set[str]) -> set[str]:
+    """The claimed steps whose evidence points at a linked object version, a finished job, or an approval."""
+    if not claimed:
+        return set()
+    ids = list(claimed)
+    linked = set((await conn.execute(select(s.checklist_links.c.item_id).join(
+        s.object_versions, (s.object_versions.c.object_id == s.checklist_links.c.object_id)
+        & (s.object_versions.c.version == s.checklist_links.c.version)).where(
+        s.checklist_links.c.item_id.in_(ids)))).scalars().all())
+    made = {(j.params or {}).get("step") for j in (await conn.execute(select(s.jobs.c.params).where(
+        s.jobs.c.status == "done"))).all()}
+    approved = {(g.scope or {}).get("checklist_item") for g in (await conn.execute(select(s.gates.c.scope).where(
+        s.gates.c.status == "approved", s.gates.c.resolved_by != "lomo"))).all()}
+    return claimed & (linked | made | approved)
+
+
+def _work_key(job: Any) -> tuple[Any, ...]:
+    params = job.params or {}
+    inputs = tuple(sorted(str(i) for i in params.get("inputs") or ()))
+    return job.task_id, job.kind, (job.prompt or "").strip(), inputs, params.get("seed")
+
+
+def _stopped(gate: Any) -> bool:
+    """A spend or irreversible gate that kept its action from happening."""
+    if gate.status in ("rejected", "expired"):
+        return True
+    option = (gate.resolution or {}).get("option")
+    return gate.status == "approved" and gate.kind == "irreversible" and option not in (None, 1)
+
+
+async def _needless(conn: AsyncConnection, gates: list[Any]) -> int:
+    """Approved money gates after which nothing was charged under them."""
+    count = 0
+    for gate in gates:
+        if gate.status != "approved" or gate.kind not in ("spend", "plan"):
+            continue
+        scope = gate.scope or {}
+        if gate.kind == "spend":
+            keys = list(scope.get("keys") or ([scope["key"]] if scope.get("key") else []))
+            used = keys and (await conn.execute(select(s.charges.c.id).where(
+                s.charges.c.idempotency_key.in_(keys)))).first() is not None
+        else:
+            used = (await conn.execute(select(s.charges.c.id).where(
+                s.charges.c.task_id == gate.task_id, s.charges.c.created_at >= (gate.resolved_at or 0)))
+                    ).first() is not None
+        count += 0 if used else 1
+    return count
+
+
+def render(doc: dict[str, Any]) -> str:
+    """`lomo stats` for a person: one line per metric, what it is made of, and '—' where nothing was measured."""
+    c = doc["counts"]
+
+    def show(value: Any, fmt: str = "{:.2f}") -> str:
+        return "—" if value is None else fmt.format(value)
+
+    def n(count: int, word: str) -> str:
+        return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+    scope = doc["scope"]
+    where = f"task {scope['task_id']}" if scope["task_id"] else "all tasks"
+    if scope["since"] is not None:
+        where += " since " + dt.datetime.fromtimestamp(scope["since"]).astimezone().strftime("%Y-%m-%d %H:%M")
+    rows = [
+        ("Verified transitions", f"{show(doc['verified_transition_ratio'], '{:.0%}')} "
+                                 f"({c['verified_transitions']} of {c['claimed_transitions']} completed steps)"),
+        ("Tokens per verified", show(doc["tokens_per_verified_transition"], "{:,.0f}")
+         + f" ({c['tokens']:,} tokens, {n(c['model_calls'], 'model call')})"),
+        ("Cost per verified", show(doc["cost_per_verified_transition"], "{:.4f}") + " model · "
+         + show(doc["spend_per_verified_transition"]) + f" {c['currency']} studio"),
+        ("Duplicate work", f"{show(doc['duplicate_work_rate'], '{:.0%}')} ({c['duplicate_jobs']} of {c['jobs']} jobs)"),
+        ("Interruptions/milestone", show(doc["interruptions_per_milestone"])
+         + f" ({n(c['creator_interruptions'], 'question')} to you)"),
+        ("Needless confirmations", str(doc["needless_confirmations"])),
+        ("Unsafe actions stopped", str(doc["unsafe_actions_prevented"])),
+        ("Recovery success", f"{show(doc['recovery_success_rate'], '{:.0%}')} "
+                             f"({c['recovered']} of {n(c['takeovers'], 'take-over')} completed)"),
+        ("Model calls/finished", show(doc["model_calls_per_finished_task"], "{:.1f}")
+         + f" ({n(c['finished_tasks'], 'finished task')})"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join([f"Stats · {where}", *(f"  {name:<{width}}  {value}" for name, value in rows)])
