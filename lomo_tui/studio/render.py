@@ -6,7 +6,6 @@ the files' contents), so the generation service can run them in a worker thread 
 from __future__ import annotations
 
 import io
-import math
 from random import Random
 from typing import Callable, Sequence
 
@@ -20,7 +19,7 @@ from .mesh import render_mesh
 from .palette import Palette, palette_family, palette_for
 from .particles import Particles, particle_kind
 from .picture import InputPath, Size, picture
-from .video import CLIP_FPS, encode_mp4, even_size, mp4_available
+from .video import CLIP_FPS, encode_animation, encode_mp4, even_size, frame_durations, mp4_available
 
 __all__ = [
     "CLIP_FORMATS", "Palette", "classify_image_family", "clip_format", "encode_animation", "palette_family",
@@ -79,28 +78,6 @@ def _ken_burns(source: Size, rng: Random) -> Callable[[float], tuple[float, floa
     return box
 
 
-def _durations(seconds: float, count: int, tick_ms: int) -> list[int]:
-    """Frame durations in whole ``tick_ms`` that add up to ``seconds`` exactly (to the tick)."""
-    ticks = round(seconds * 1000 / tick_ms)
-    if ticks < count:
-        raise ValueError(f"{seconds} s is too short for {count} frames of at least {tick_ms} ms")
-    return [(math.floor((i + 1) * ticks / count) - math.floor(i * ticks / count)) * tick_ms for i in range(count)]
-
-
-def encode_animation(frames: list[Image.Image], durations: list[int], fmt: str, comment: str = "") -> bytes:
-    """An animated GIF or WebP of FRAMES, each shown for its duration in milliseconds."""
-    out = io.BytesIO()
-    if fmt == "gif":
-        shared = frames[0].quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-        indexed = [f.quantize(palette=shared, dither=Image.Dither.NONE) for f in frames]
-        indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
-                        loop=0, comment=comment.encode())
-    else:
-        frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:], duration=durations,
-                       loop=0, quality=70, method=2)
-    return out.getvalue()
-
-
 def render_clip(prompt: str, *, seed: int, seconds: float = 5, fps: int = CLIP_FPS, size: Size = (480, 270),
                 inputs: Sequence[InputPath] = (), fmt: str = "gif") -> bytes:
     """A clip of ``round(seconds * fps)`` frames lasting ``seconds`` in all: MP4 (H.264), animated GIF or
@@ -126,5 +103,5 @@ def render_clip(prompt: str, *, seed: int, seconds: float = 5, fps: int = CLIP_F
     ]
     if fmt == "mp4":
         return encode_mp4(frames, fps, size)
-    durations = _durations(seconds, count, 10 if fmt == "gif" else 1)
+    durations = frame_durations(seconds, count, 10 if fmt == "gif" else 1)
     return encode_animation(frames, durations, fmt, f"{prompt} (seed {seed})")

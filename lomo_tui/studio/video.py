@@ -7,6 +7,7 @@ animated GIF or WebP) as timed frames. PyAV is imported only when a video is mad
 from __future__ import annotations
 
 import io
+import math
 import os
 import wave
 from dataclasses import dataclass
@@ -108,14 +109,14 @@ def read_wav(path: str | os.PathLike[str]) -> Sound:
             if wav.getsampwidth() != 2 or wav.getnchannels() not in (1, 2):
                 raise ValueError(f"{Path(path).name} is not 16-bit mono or stereo PCM")
             return Sound(wav.readframes(wav.getnframes()), wav.getframerate(), wav.getnchannels())
-    except (wave.Error, EOFError) as exc:
-        raise ValueError(f"{Path(path).name} is not a WAV sound the studio can read ({exc})") from None
+    except (wave.Error, EOFError):
+        raise ValueError(f"{Path(path).name} is not a WAV sound the studio can read") from None
 
 
-def encode_mp4(frames: Iterable[Image.Image], fps: int, size: tuple[int, int], sound: Sound | None = None,
-               seconds: float | None = None) -> bytes:
+def encode_mp4(frames: Iterable[Image.Image], fps: int, size: tuple[int, int], sound: Sound | None = None) -> bytes:
     """An MP4 of FRAMES (resized to ``even_size(size)`` where they differ) at a constant FPS, with SOUND
-    as AAC cut to SECONDS (default: the whole sound). RuntimeError when this PyAV has no H.264 encoder."""
+    as AAC cut to the picture's length (a shorter sound ends early). RuntimeError when this PyAV has no
+    H.264 encoder; SOUND is left out when it has no AAC encoder (see ``audio_codec``)."""
     import av
 
     codec = video_codec()
@@ -131,28 +132,28 @@ def encode_mp4(frames: Iterable[Image.Image], fps: int, size: tuple[int, int], s
         if sound is not None and audio_codec() is not None:
             audio = container.add_stream(AUDIO_CODEC, rate=sound.rate)
             audio.layout = "mono" if sound.channels == 1 else "stereo"
-        for i, image in enumerate(frames):
+        count = 0
+        for count, image in enumerate(frames, 1):
             if image.size != (width, height):
                 image = image.resize((width, height), Image.Resampling.BILINEAR)
             frame = av.VideoFrame.from_image(image.convert("RGB"))
-            frame.pts = i
+            frame.pts = count - 1
             frame.time_base = Fraction(1, fps)
             container.mux(video.encode(frame))
         container.mux(video.encode())
         if audio is not None and sound is not None:
-            _encode_sound(container, audio, sound, seconds)
+            _encode_sound(container, audio, sound, count / fps)
     return out.getvalue()
 
 
 def _encode_sound(container: "av.container.OutputContainer", stream: "av.audio.stream.AudioStream",  # type: ignore[name-defined]  # noqa: F821
-                  sound: Sound, seconds: float | None) -> None:
+                  sound: Sound, seconds: float) -> None:
     import av
 
     layout = "mono" if sound.channels == 1 else "stereo"
     width = 2 * sound.channels
     total = len(sound.pcm) // width
-    if seconds is not None:
-        total = min(total, round(seconds * sound.rate))
+    total = min(total, round(seconds * sound.rate))
     for start in range(0, total, _AUDIO_CHUNK):
         count = min(_AUDIO_CHUNK, total - start)
         frame = av.AudioFrame(format="s16", layout=layout, samples=count)
@@ -183,8 +184,8 @@ def _read_animation(path: Path) -> Clip:
                 image.seek(i)
                 frames.append(image.convert("RGB"))
                 durations.append(max(1, int(image.info.get("duration") or 100)) / 1000)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path.name} is not a clip the studio can read ({exc})") from None
+    except (OSError, ValueError):
+        raise ValueError(f"{path.name} is not a clip the studio can read") from None
     return Clip(frames, durations)
 
 
@@ -201,8 +202,8 @@ def _read_video(path: Path) -> Clip:
             rate = float(stream.average_rate or CLIP_FPS)
             timed = [(float(frame.time) if frame.time is not None else i / rate, frame.to_image())
                      for i, frame in enumerate(container.decode(stream))]
-    except av.FFmpegError as exc:
-        raise ValueError(f"{path.name} is not a video the studio can read ({exc})") from None
+    except av.FFmpegError:
+        raise ValueError(f"{path.name} is not a video the studio can read") from None
     if not timed:
         raise ValueError(f"{path.name} has no frames")
     timed.sort(key=lambda tf: tf[0])
@@ -211,8 +212,29 @@ def _read_video(path: Path) -> Clip:
     return Clip([image for _, image in timed], [max(d, 1e-3) for d in durations])
 
 
-def iter_film(clips: Iterable[Clip], fps: int) -> Iterator[Image.Image]:
-    """The clips one after another, resampled to FPS: ``round(clip.seconds * fps)`` frames each."""
-    for clip in clips:
-        for k in range(max(1, round(clip.seconds * fps))):
-            yield clip.at(k / fps)
+def frames_at(clip: Clip, fps: int) -> Iterator[Image.Image]:
+    """CLIP resampled to FPS: ``round(clip.seconds * fps)`` frames (at least one)."""
+    for k in range(max(1, round(clip.seconds * fps))):
+        yield clip.at(k / fps)
+
+
+def frame_durations(seconds: float, count: int, tick_ms: int) -> list[int]:
+    """Frame durations in whole ``tick_ms`` that add up to ``seconds`` exactly (to the tick)."""
+    ticks = round(seconds * 1000 / tick_ms)
+    if ticks < count:
+        raise ValueError(f"{seconds} s is too short for {count} frames of at least {tick_ms} ms")
+    return [(math.floor((i + 1) * ticks / count) - math.floor(i * ticks / count)) * tick_ms for i in range(count)]
+
+
+def encode_animation(frames: list[Image.Image], durations: list[int], fmt: str, comment: str = "") -> bytes:
+    """An animated GIF or WebP of FRAMES, each shown for its duration in milliseconds."""
+    out = io.BytesIO()
+    if fmt == "gif":
+        shared = frames[0].quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+        indexed = [f.quantize(palette=shared, dither=Image.Dither.NONE) for f in frames]
+        indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
+                        loop=0, comment=comment.encode())
+    else:
+        frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:], duration=durations,
+                       loop=0, quality=70, method=2)
+    return out.getvalue()
