@@ -155,3 +155,26 @@ def test_a_film_tool_call_with_a_clip_that_is_not_a_video_fails_in_one_sentence_
                       "output 'cut.avi' must end in .mp4 (or .webp)",
                       "the film was not made: one.mp4 is not a video the studio can read"], errors
     assert not (lomo.workspace / "cut.mp4").exists() and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("request_text, words, fields, subject", [
+    ("storyboard for a 15s film of a fox in a snowy forest, three shots", ("Shot", "Duration: 5 s"),
+     ("Frame", "Action", "Sound"), "fox"),
+    ("给雪林里的狐狸画分镜", ("镜头", "时长"), ("画面", "动作", "声音"), "狐狸"),
+])
+def test_the_offline_storyboard_has_a_frame_an_action_and_a_sound_for_every_shot_in_the_creators_language(
+        request_text: str, words: tuple[str, str], fields: tuple[str, str, str], subject: str) -> None:
+    import re
+
+    from lomo_tui.models.nlu import classify, make_checklist
+
+    content = make_checklist(classify(request_text))[0].args["content"]
+    shots = re.split(rf"^## {words[0]} \d+$", content, flags=re.MULTILINE)[1:]
+    assert len(shots) >= 3 and all(words[1] in shot for shot in shots)
+    described = []
+    for shot in shots:
+        lines = {m.group(1): m.group(2).strip() for m in re.finditer(r"^- (\w+)[:：] ?(.*)$", shot, re.MULTILINE)}
+        assert all(lines.get(name) for name in fields), shot  # no empty template fields
+        described.append(tuple(lines[name] for name in fields))
+        assert subject in lines[fields[0]], "the frame shows what the creator asked for"
+    assert len(set(described)) == len(described), "each shot is its own beat"

@@ -173,8 +173,8 @@ class EmbeddedStudio:
             if fmt not in CLIP_FORMATS or (fmt == "mp4" and clip_format() != "mp4"):
                 fmt = clip_format()
             size = tuple(params.get("size_px") or (480, 270))
-            return render_clip(prompt, seed=seed, seconds=float(params.get("seconds", 5)), size=size,  # type: ignore[arg-type]
-                               inputs=inputs, fmt=fmt), fmt
+            seconds = float(params.get("seconds", 5))
+            return render_clip(prompt, seed=seed, seconds=seconds, size=size, inputs=inputs, fmt=fmt), fmt  # type: ignore[arg-type]
         if kind == "3d":
             return render_mesh(prompt, seed=seed), "gltf"
         if kind == "audio":
