@@ -201,7 +201,7 @@ async def test_stopping_a_task_cancels_its_render_refunds_it_and_nothing_lands(l
     assert "job_cancelled" in events and "job_done" not in events
     assert any("cancelled" in text and "refunded" in text for text in timeline), timeline
     assert not (lomo.workspace / "renders").exists()
-    assert not list((lomo.workspace / ".lomo" / "studio").glob("*.gif"))  # the render stopped: nothing spooled
+    assert not list((lomo.workspace / ".lomo" / "studio").glob("emb-*"))  # the render stopped: nothing spooled
 
 
 async def _status(coro) -> str | None:  # noqa: ANN001

@@ -20,6 +20,7 @@ from lomo_tui.studio.render import (
     classify_image_family, palette_family, palette_for, render_audio, render_clip, render_image,
     render_mesh,
 )
+from lomo_tui.studio.video import CLIP_FPS, read_clip
 
 SMALL = (160, 160)
 
@@ -191,7 +192,63 @@ def test_clip_is_made_from_the_input_photo(tmp_path: Path) -> None:
 
 def test_clip_rejects_an_unknown_format() -> None:
     with pytest.raises(ValueError):
-        render_clip("x", seed=1, fmt="mp4")
+        render_clip("x", seed=1, fmt="avi")
+
+
+def _mean_difference(a: Image.Image, b: Image.Image) -> float:
+    return sum(ImageStat.Stat(ImageChops.difference(a.convert("RGB"), b.convert("RGB"))).mean) / 3
+
+
+@pytest.mark.parametrize("fmt", ["mp4", "gif", "webp"])
+def test_a_clip_animates_its_key_frame_for_the_requested_seconds_at_a_fixed_fps(tmp_path: Path, fmt: str) -> None:
+    prompt = "a fox in a snowy forest"
+    key = tmp_path / "key.png"
+    key.write_bytes(render_image(prompt, seed=4, size=(320, 180)))
+    path = tmp_path / f"clip.{fmt}"
+    path.write_bytes(render_clip(prompt, seed=4, seconds=2.5, fps=CLIP_FPS, size=(320, 180), inputs=[key], fmt=fmt))
+    clip = read_clip(path)
+    assert len(clip.frames) == 2.5 * CLIP_FPS == 20
+    assert clip.seconds == pytest.approx(2.5, abs=0.01)
+    assert clip.frames[0].size == (320, 180)
+    with Image.open(key) as keyframe:
+        assert _mean_difference(clip.frames[0], keyframe) < 12, "the clip should open on its key frame"
+    steps = [_mean_difference(a, b) for a, b in zip(clip.frames, clip.frames[1:])]
+    assert min(steps) > 0.3, "every frame moves on from the one before"
+    assert _mean_difference(clip.frames[0], clip.frames[-1]) > 5, "the camera travelled"
+    other = tmp_path / "other.png"
+    Image.new("RGB", (320, 180), (20, 200, 40)).save(other)
+    path.write_bytes(render_clip(prompt, seed=4, seconds=0.5, size=(320, 180), inputs=[other], fmt=fmt))
+    green = read_clip(path)
+    assert _mean_difference(green.frames[0], Image.open(other)) < 12, "a different key frame, a different clip"
+
+
+def test_an_mp4_clip_is_h264_video_read_back_with_pyav(tmp_path: Path) -> None:
+    import av
+
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(render_clip("rain on a neon street", seed=1, seconds=3, size=(241, 135), fmt="mp4"))
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        assert stream.codec_context.name == "h264" and (stream.width, stream.height) == (240, 134)
+        assert stream.average_rate == CLIP_FPS
+        assert sum(1 for _ in container.decode(stream)) == 3 * CLIP_FPS
+        assert float(stream.duration * stream.time_base) == pytest.approx(3, abs=0.01)
+
+
+def test_a_video_job_is_an_mp4_and_falls_back_to_gif_without_an_h264_encoder(monkeypatch: pytest.MonkeyPatch,
+                                                                                tmp_path: Path) -> None:
+    from lomo_tui.studio import video
+    from lomo_tui.studio.embedded import EmbeddedStudio
+
+    params = {"prompt": "a snowy hill", "seconds": 1}
+    data, ext = EmbeddedStudio._render("video", params, 3)
+    assert ext == "mp4" and data[4:8] == b"ftyp"
+    monkeypatch.setattr(video, "video_codec", lambda: None)  # a PyAV build without H.264
+    data, ext = EmbeddedStudio._render("video", params, 3)
+    assert ext == "gif" and data.startswith(b"GIF8")
+    assert len(_frames(data)[1]) == CLIP_FPS
+    data, ext = EmbeddedStudio._render("video", dict(params, format="webp"), 3)
+    assert ext == "webp" and data[8:12] == b"WEBP"
 
 
 # --- meshes -------------------------------------------------------------------------------------

@@ -159,15 +159,22 @@ class EmbeddedStudio:
 
     @staticmethod
     def _render(kind: str, params: dict[str, Any], seed: int) -> tuple[bytes, str]:
-        from .render import render_audio, render_clip, render_image, render_mesh  # Pillow: only when rendering
+        from .render import (  # Pillow (and PyAV): only when rendering
+            CLIP_FORMATS, clip_format, render_audio, render_clip, render_image, render_mesh,
+        )
 
         prompt = str(params.get("prompt", ""))
         inputs = [Path(p) for p in params.get("input_files", [])]
         if kind == "image":
             size = tuple(params.get("size_px") or (768, 768))
             return render_image(prompt, seed=seed, size=size, inputs=inputs), "png"  # type: ignore[arg-type]
-        if kind == "video":
-            return render_clip(prompt, seed=seed, seconds=float(params.get("seconds", 5)), inputs=inputs), "gif"
+        if kind == "video":  # MP4 where PyAV can encode H.264, else GIF; a job may ask for gif or webp
+            fmt = str(params.get("format") or clip_format())
+            if fmt not in CLIP_FORMATS or (fmt == "mp4" and clip_format() != "mp4"):
+                fmt = clip_format()
+            size = tuple(params.get("size_px") or (480, 270))
+            seconds = float(params.get("seconds", 5))
+            return render_clip(prompt, seed=seed, seconds=seconds, size=size, inputs=inputs, fmt=fmt), fmt  # type: ignore[arg-type]
         if kind == "3d":
             return render_mesh(prompt, seed=seed), "gltf"
         if kind == "audio":

@@ -50,12 +50,16 @@ def _collage(base: Image.Image, extras: Sequence[InputPath], palette: Palette, r
         base.paste(card, (max(0, x), max(0, y)))
 
 
-def picture(prompt: str, *, seed: int, size: Size, inputs: Sequence[InputPath] = ()) -> Image.Image:
-    """The scene for a prompt, or (given inputs) the first input recoloured with the rest on top."""
+def picture(prompt: str, *, seed: int, size: Size, inputs: Sequence[InputPath] = (),
+            restyle: bool = True) -> Image.Image:
+    """The scene for a prompt, or (given inputs) the first input recoloured with the rest on top.
+    RESTYLE False keeps the first input's own colours (a key frame a clip animates)."""
     palette = palette_for(prompt)
     if not inputs:
         return compose(prompt, palette, seed=seed, size=size)
-    base = recolour(load_input(inputs[0], size), palette)
+    base = load_input(inputs[0], size)
+    if restyle:
+        base = recolour(base, palette)
     _collage(base, inputs[1:], palette, Random(f"{seed}\x00{prompt}"))
     return base
 

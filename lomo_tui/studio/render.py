@@ -6,7 +6,6 @@ the files' contents), so the generation service can run them in a worker thread 
 from __future__ import annotations
 
 import io
-import math
 from random import Random
 from typing import Callable, Sequence
 
@@ -20,10 +19,11 @@ from .mesh import render_mesh
 from .palette import Palette, palette_family, palette_for
 from .particles import Particles, particle_kind
 from .picture import InputPath, Size, picture
+from .video import CLIP_FPS, encode_animation, encode_mp4, even_size, frame_durations, mp4_available
 
 __all__ = [
-    "Palette", "classify_image_family", "palette_family", "palette_for", "render_audio",
-    "render_clip", "render_image", "render_mesh",
+    "CLIP_FORMATS", "Palette", "classify_image_family", "clip_format", "encode_animation", "palette_family",
+    "palette_for", "render_audio", "render_clip", "render_image", "render_mesh",
 ]
 
 SOFTWARE = "Lomo studio"
@@ -52,58 +52,48 @@ def render_image(prompt: str, *, seed: int, size: Size = (768, 768),
 
 
 _ZOOM = 1.25  # the clip's source picture is this much larger than a frame
-_CLIP_FORMATS = ("gif", "webp")
+CLIP_FORMATS = ("mp4", "gif", "webp")
+
+
+def clip_format() -> str:
+    """The format a video job is made in: MP4 (H.264) where PyAV can encode it, else an animated GIF."""
+    return "mp4" if mp4_available() else "gif"
 
 
 def _ken_burns(source: Size, rng: Random) -> Callable[[float], tuple[float, float, float, float]]:
-    """A slow zoom (in or out) with a pan: maps t in 0..1 to a crop box of the source."""
+    """A slow push-in with a pan that starts on the whole picture (the key frame as given) and ends on a
+    seeded part of it: maps t in 0..1 to a crop box of the source."""
     sw, sh = source
-    k0, k1 = (1.0, 1 / _ZOOM) if rng.random() < 0.5 else (1 / _ZOOM, 1.0)
-    c0, c1 = (rng.random(), rng.random()), (rng.random(), rng.random())
+    k0, k1 = 1.0, 1 / _ZOOM
+    end = (rng.random(), rng.random())
 
     def box(t: float) -> tuple[float, float, float, float]:
         e = t * t * (3 - 2 * t)
         k = k0 + (k1 - k0) * e
         bw, bh = sw * k, sh * k
-        cx = bw / 2 + (sw - bw) * (c0[0] + (c1[0] - c0[0]) * e)
-        cy = bh / 2 + (sh - bh) * (c0[1] + (c1[1] - c0[1]) * e)
+        cx = bw / 2 + (sw - bw) * end[0]
+        cy = bh / 2 + (sh - bh) * end[1]
         return (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
 
     return box
 
 
-def _durations(seconds: float, count: int, tick_ms: int) -> list[int]:
-    """Frame durations in whole ``tick_ms`` that add up to ``seconds`` exactly (to the tick)."""
-    ticks = round(seconds * 1000 / tick_ms)
-    if ticks < count:
-        raise ValueError(f"{seconds} s is too short for {count} frames of at least {tick_ms} ms")
-    return [(math.floor((i + 1) * ticks / count) - math.floor(i * ticks / count)) * tick_ms for i in range(count)]
-
-
-def _encode(frames: list[Image.Image], durations: list[int], fmt: str, comment: str) -> bytes:
-    out = io.BytesIO()
-    if fmt == "gif":
-        shared = frames[0].quantize(colors=255, method=Image.Quantize.MEDIANCUT)
-        indexed = [f.quantize(palette=shared, dither=Image.Dither.NONE) for f in frames]
-        indexed[0].save(out, "GIF", save_all=True, append_images=indexed[1:], duration=durations,
-                        loop=0, comment=comment.encode())
-    else:
-        frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:], duration=durations,
-                       loop=0, quality=70, method=2)
-    return out.getvalue()
-
-
-def render_clip(prompt: str, *, seed: int, seconds: float = 5, fps: int = 8, size: Size = (480, 270),
+def render_clip(prompt: str, *, seed: int, seconds: float = 5, fps: int = CLIP_FPS, size: Size = (480, 270),
                 inputs: Sequence[InputPath] = (), fmt: str = "gif") -> bytes:
-    """An animated GIF or WebP: a slow pan and zoom over the first input (or the prompt's scene)
-    with drifting particles; ``round(seconds * fps)`` frames lasting ``seconds`` in all."""
-    if fmt not in _CLIP_FORMATS:
-        raise ValueError(f"clip format must be one of {_CLIP_FORMATS}, not {fmt!r}")
+    """A clip of ``round(seconds * fps)`` frames lasting ``seconds`` in all: MP4 (H.264), animated GIF or
+    WebP. Given inputs, the first is the key frame: the clip opens on it (its own colours) and pushes in
+    with a pan; else it moves over the prompt's scene. Drifting particles (snow, rain, stars, motes) move
+    over either."""
+    if fmt not in CLIP_FORMATS:
+        raise ValueError(f"clip format must be one of {CLIP_FORMATS}, not {fmt!r}")
     if seconds <= 0 or not 1 <= fps <= 50:
         raise ValueError("a clip needs seconds > 0 and 1 <= fps <= 50")
+    if fmt == "mp4":
+        size = even_size(size)
     count = max(1, round(seconds * fps))
     palette = palette_for(prompt)
-    source = picture(prompt, seed=seed, size=(round(size[0] * _ZOOM), round(size[1] * _ZOOM)), inputs=inputs)
+    source = picture(prompt, seed=seed, size=(round(size[0] * _ZOOM), round(size[1] * _ZOOM)), inputs=inputs,
+                     restyle=False)
     rng = Random(f"{seed}\x01{prompt}")
     path = _ken_burns(source.size, rng)
     particles = Particles(particle_kind(prompt, palette), palette, size, rng)
@@ -111,5 +101,7 @@ def render_clip(prompt: str, *, seed: int, seconds: float = 5, fps: int = 8, siz
         particles.draw(source.resize(size, Image.Resampling.BILINEAR, box=path(i / max(count - 1, 1))), i / count)
         for i in range(count)
     ]
-    durations = _durations(seconds, count, 10 if fmt == "gif" else 1)
-    return _encode(frames, durations, fmt, f"{prompt} (seed {seed})")
+    if fmt == "mp4":
+        return encode_mp4(frames, fps, size)
+    durations = frame_durations(seconds, count, 10 if fmt == "gif" else 1)
+    return encode_animation(frames, durations, fmt, f"{prompt} (seed {seed})")

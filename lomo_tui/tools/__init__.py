@@ -5,12 +5,13 @@ from .registry import Registry, Suspend, Tool, ToolContext, ToolError
 
 
 def default_registry() -> Registry:
-    from . import context, core, flows, media, plan, tasks
+    from . import context, core, flows, media, plan, production, tasks
 
     reg = Registry()
     core.register(reg)
     flows.register(reg)
     media.register(reg)
+    production.register(reg)
     plan.register(reg)
     tasks.register(reg)
     context.register(reg)

@@ -255,8 +255,13 @@ class Workspace:
         return {"path": rel, "content": content, "version": seen.version}
 
     async def write(self, rel: str, content: str, base_version: int | None, task_id: str, key: str) -> dict[str, Any]:
+        return await self.write_bytes(rel, content.encode("utf-8"), base_version, task_id, key, content=content)
+
+    async def write_bytes(self, rel: str, data: bytes, base_version: int | None, task_id: str, key: str, *,
+                          content: str | None = None) -> dict[str, Any]:
+        """Create or replace REL with DATA (a rendered film, say) under the same version check as `write`;
+        CONTENT is the text snapshot, when DATA is text."""
         path, rel = self.resolve(rel)
-        data = content.encode("utf-8")
         async with self._lock(rel):
             done = await self._already(key)
             if done is not None:
@@ -299,7 +304,7 @@ class Workspace:
                 raise conflict
         return {"path": rel, "version": seen.version}
 
-    async def _took_effect(self, conn: AsyncConnection, path: Path, rel: str, data: bytes, content: str,
+    async def _took_effect(self, conn: AsyncConnection, path: Path, rel: str, data: bytes, content: str | None,
                            base_version: int | None, task_id: str, key: str) -> Seen | None:
         """This very write already replaced the file, but was never recorded (the process died, or its
         commit failed, in between): the disk holds exactly DATA over the recorded BASE_VERSION. Then it
@@ -316,7 +321,7 @@ class Workspace:
         await self.touch(conn, task_id, seen, read=True, wrote=True)
         return seen
 
-    async def _replace(self, conn: AsyncConnection, path: Path, rel: str, data: bytes, content: str,
+    async def _replace(self, conn: AsyncConnection, path: Path, rel: str, data: bytes, content: str | None,
                        current: Seen | None, base_version: int | None, task_id: str,
                        key: str) -> tuple[Seen, Conflict | None]:
         """Put DATA on disk only if the file is still CURRENT (one step: `replace_if_unchanged`),

@@ -423,10 +423,10 @@ PHRASES: dict[str, dict[str, str]] = {
                  "ru": "Раскадровка: {subject}"},
     "sb_shot": {"en": "Shot {n}", "zh": "镜头 {n}", "ja": "カット {n}", "ru": "Кадр {n}"},
     "sb_fields": {
-        "en": "- Duration: {seconds} s\n- Frame: \n- Action: \n- Sound: ",
-        "zh": "- 时长：{seconds} 秒\n- 画面：\n- 动作：\n- 声音：",
-        "ja": "- 長さ：{seconds} 秒\n- 画面：\n- 動き：\n- 音：",
-        "ru": "- Длительность: {seconds} с\n- Кадр: \n- Действие: \n- Звук: ",
+        "en": "- Duration: {seconds} s\n- Frame: {frame}\n- Action: {action}\n- Sound: {sound}",
+        "zh": "- 时长：{seconds} 秒\n- 画面：{frame}\n- 动作：{action}\n- 声音：{sound}",
+        "ja": "- 長さ：{seconds} 秒\n- 画面：{frame}\n- 動き：{action}\n- 音：{sound}",
+        "ru": "- Длительность: {seconds} с\n- Кадр: {frame}\n- Действие: {action}\n- Звук: {sound}",
     },
 }
 

@@ -8,7 +8,10 @@ previous read_* item).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 from . import lexicon as L
@@ -153,14 +156,31 @@ def _object_3d(intent: Intent) -> list[ChecklistItem]:
             *_extras(intent)]
 
 
+@lru_cache(maxsize=1)
+def _beats() -> dict[str, Any]:
+    return json.loads(resources.files(__package__).joinpath("storyboard_beats.json").read_text(encoding="utf-8"))
+
+
+def shot_beat(lang: str, n: int, total: int, subject: str) -> dict[str, str]:
+    """Frame, action and sound of shot N of TOTAL about SUBJECT, in LANG (English when unknown): the film
+    opens wide, develops, and closes wide (storyboard_beats.json)."""
+    beats = _beats()
+    order = beats["order"]
+    beat = "open" if n == 1 else "close" if n == total else order[(n - 2) % len(order)]
+    fields = beats.get(lang, beats["en"])[beat]
+    return {name: text.format(subject=subject) for name, text in fields.items()}
+
+
 def _storyboard(intent: Intent) -> list[ChecklistItem]:
     lang, shots = intent.language, shot_count(intent)
     per_shot = (intent.seconds or shots * SECONDS_PER_SHOT) / shots
     body = [f"# {phrase('sb_title', lang, subject=intent.subject or intent.text)}", "",
             f"> {phrase('quote', lang, text=intent.text)}", ""]
+    subject = intent.subject or intent.text
     for n in range(1, shots + 1):
         body += [f"## {phrase('sb_shot', lang, n=n)}",
-                 phrase("sb_fields", lang, seconds=_seconds_text(round(per_shot, 1))), ""]
+                 phrase("sb_fields", lang, seconds=_seconds_text(round(per_shot, 1)),
+                        **shot_beat(lang, n, shots, subject)), ""]
     items = [ChecklistItem(phrase("step_storyboard", lang, shots=shots), "write_file",
                            {"path": _doc_path(intent, "storyboard.md"), "content": "\n".join(body),
                             "base_version": None})]
