@@ -244,3 +244,22 @@ async def test_a_long_job_finishing_rings_when_asked_for(tmp_path):
         await pilot.press("enter")
         await wait_until(pilot, lambda: rang, what="the bell", timeout=30)
         assert any(title == "Finished" and "image" in m for title, m in seen)
+
+
+async def test_an_mp4_clip_of_the_studio_plays_in_the_preview_too(tmp_path):
+    from PIL import Image
+
+    from lomo_tui.studio.video import encode_mp4
+    from lomo_tui.tui.screens.preview import PreviewScreen
+
+    app = make_app(tmp_path, "empty")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        clip = app.workspace_root / "clip.mp4"
+        frames = [Image.new("RGB", (64, 48), (40 * n, 80, 200 - 40 * n)) for n in range(8)]
+        clip.write_bytes(encode_mp4(frames, 8, (64, 48)))
+        await app.open_file(clip)
+        preview = await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen) and app.screen, what="preview")
+        info = await wait_until(pilot, lambda: preview.query("#preview-info") and preview.query_one("#preview-info"),
+                                what="the clip's facts")
+        assert "8 frames" in str(info.render()) and "1.00 s" in str(info.render())

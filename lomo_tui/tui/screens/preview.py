@@ -221,6 +221,21 @@ def clip_frames(path: Path, max_px: tuple[int, int] = (960, 720)) -> tuple[list[
                 frame = img.convert("RGB")
                 frame.thumbnail(max_px)
                 frames.append(frame)
-    except Exception:  # noqa: BLE001 — not a picture Pillow can read: shown some other way
-        return None
+    except Exception:  # noqa: BLE001 — not a picture Pillow can read: a video (MP4) or shown some other way
+        return video_frames(path, max_px)
     return frames, total / 1000, total / 1000 / len(frames)
+
+
+def video_frames(path: Path, max_px: tuple[int, int]) -> tuple[list[Any], float, float] | None:
+    """(frames, seconds, seconds per frame) of a video the studio reads (MP4 through PyAV); None otherwise."""
+    from ...studio.video import read_clip
+
+    try:
+        clip = read_clip(path)
+    except (OSError, ValueError):
+        return None
+    frames = clip.frames[:MAX_FRAMES]
+    for frame in frames:
+        frame.thumbnail(max_px)
+    seconds = sum(clip.durations)
+    return (frames, seconds, seconds / len(clip.frames)) if len(frames) > 1 else None
