@@ -31,7 +31,8 @@ BACKOFF_SECONDS = 5.0  # first retry after a transient failure; doubles each tim
 BACKOFF_MAX = 300.0
 FAILED_JOBS = ("failed", "expired", "unknown", "cancelled")
 TRANSIENT = frozenset({"transient", "job_expired"})  # error kinds (tools.registry.ToolError) that back off
-NOT_FAILURES = frozenset({"declined"})  # the creator said no: an answer, not a failure to repeat
+NOT_FAILURES = frozenset({"declined"})
+EXACT_KINDS = frozenset({"refused"})  # kinds whose failures are the same only with the same words  # the creator said no: an answer, not a failure to repeat
 # The checkpoint card in the task's language (A10): question, approve, its consequence, changes, its consequence.
 CHECKPOINT_WORDS = {
     "en": ("“{title}”: {step} — ready to continue?", "Looks good — continue",
@@ -90,8 +91,12 @@ class Failure:
     attempt: str = ""  # turn/step: parallel calls of one step that fail alike are one attempt
 
     @property
-    def signature(self) -> tuple[str, str]:
-        return self.tool, self.kind
+    def signature(self) -> tuple[str, str, str]:
+        """What makes two failures the same one. A job's failure is its kind (the same unreadable input
+        fails every render alike); a refusal (a snippet not found, a path refused) also by its words, since
+        an agent correcting its edit after "'x' not found" and failing on another snippet is not repeating
+        itself."""
+        return self.tool, self.kind, self.error if self.kind in EXACT_KINDS else ""
 
 
 async def made_progress(conn: AsyncConnection, task_id: str, since: float) -> bool:
@@ -169,7 +174,7 @@ async def failure_verdict(conn: AsyncConnection, task: Any, turn: Any, time_scal
                    retry_after=delay)
 
 
-def attempts(failures: list[Failure]) -> Counter[tuple[str, str]]:
+def attempts(failures: list[Failure]) -> Counter[tuple[str, str, str]]:
     """How many attempts (distinct steps) failed with each signature."""
     return Counter(signature for signature, _ in {(f.signature, f.attempt) for f in failures})
 
