@@ -17,10 +17,17 @@ import re
 from typing import Any
 
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
-from .local_nlu import classify, detect_language, make_brief, make_checklist, phrase
+from .local_nlu import classify, detect_language, find_reference, make_brief, make_checklist, phrase
 
 GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
 PARALLEL = frozenset(GENERATE.values())
+MEDIA_EXT = {"png": "image", "jpg": "image", "jpeg": "image", "webp": "image", "gif": "video", "mp4": "video",
+             "glb": "3d", "gltf": "3d", "wav": "audio"}
+
+
+def media_of(path: str) -> str | None:
+    """The kind of media a workspace path holds, by its extension."""
+    return MEDIA_EXT.get(path.rsplit(".", 1)[-1].lower()) if "." in path else None
 
 
 class LocalModel:
@@ -227,23 +234,53 @@ class Planner:
 
     # ---- revisions, one-shots, answers -----------------------------------------------------------------
     def revise(self, text: str, intent: Any) -> ModelReply:
-        """B4: a change request becomes a new step that regenerates from the latest result."""
+        """B4: a change request becomes a new step that regenerates a piece. A piece the creator points at
+        ("the second poster", "that one") is made anew from itself, into its own path (its next version);
+        otherwise the latest result is the source of a new piece."""
         kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
                  "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
         media = intent.media if intent.media in GENERATE else self.last_media()
-        inputs = (self.hints.get("artifacts") or [])[:1] if media in ("image", "video") else []
-        args: dict[str, Any] = {"prompt": self.revised_prompt(text)}
-        if inputs:
-            args["inputs"] = inputs
-        revision = {"title": f"{phrase('step_revise', self.lang)}: {text[:60]}", "tool": GENERATE[media],
-                    "args": args}
+        calls = [self.revision_args(text, piece, media) for piece in self.pointed_at(text, media)]
+        if not calls:
+            inputs = (self.hints.get("artifacts") or [])[:1] if media in ("image", "video") else []
+            calls = [{"prompt": self.revised_prompt(text), **({"inputs": inputs} if inputs else {})}]
+        title = f"{phrase('step_revise', self.lang)}: {text[:60]}"
+        revisions = [{"title": title, "tool": GENERATE[media], "args": args} for args in calls]
         reviews = [i for i, s in enumerate(self.steps) if s.get("needs_confirmation") and s["state"] == "pending"]
-        kept.insert(reviews[0] if reviews else len(kept), revision)  # before the creator's review
+        at = reviews[0] if reviews else len(kept)
+        kept[at:at] = revisions  # before the creator's review
         if self.hints.get("task_kind") == "lightweight":
             return ModelReply(content=phrase("generating", self.lang, what=text),
-                              tool_calls=[ToolCall(GENERATE[media], args)])
+                              tool_calls=[ToolCall(GENERATE[media], args) for args in calls])
         return ModelReply(content=phrase("generating", self.lang, what=text),
                           tool_calls=[ToolCall("update_plan", {"steps": kept})])
+
+    def series(self, media: str) -> list[str]:
+        """The task's pieces of MEDIA in series order: the checklist's order, then any others oldest first."""
+        ordered = [a for s in sorted(self.steps, key=lambda s: s.get("n", 0)) for a in s.get("artifacts") or []]
+        ordered += list(reversed(self.hints.get("artifacts") or []))
+        return [p for p in dict.fromkeys(ordered) if media_of(p) == media]
+
+    def pointed_at(self, text: str, media: str) -> list[str]:
+        """The pieces TEXT names by position or reference, in series order (none when it names none)."""
+        reference = find_reference(text, self.lang)
+        if reference is None or media not in ("image", "video"):
+            return []
+        recent = [p for p in self.hints.get("artifacts") or [] if media_of(p) == media]
+        return reference.pick(self.series(media), recent)
+
+    def revision_args(self, text: str, piece: str, media: str) -> dict[str, Any]:
+        """A generation that remakes PIECE from itself into its own path, prompted as it was plus the change."""
+        made_by = next((s for s in sorted(self.steps, key=lambda s: s.get("n", 0))
+                        if piece in (s.get("artifacts") or []) and isinstance(s.get("args"), dict)
+                        and s["args"].get("prompt")), None)
+        base = made_by["args"]["prompt"] if made_by else ""
+        args: dict[str, Any] = {"prompt": f"{base}, {text}" if base else text, "inputs": [piece], "output": piece}
+        if made_by and media == "image" and made_by["args"].get("size"):
+            args["size"] = made_by["args"]["size"]
+        if made_by and media == "video" and made_by["args"].get("seconds"):
+            args["seconds"] = made_by["args"]["seconds"]
+        return args
 
     def one_shot(self, text: str, intent: Any) -> ModelReply:
         media = intent.media if intent.media in GENERATE else "image"

@@ -7,6 +7,8 @@
 - make_checklist(intent) -> [ChecklistItem(title, tool, args, needs_confirmation)]; args may hold the
   placeholders "$source", "$prev", "$last", "$answer", "$version" (see nlu/plan.py)
 - phrase(key, lang, **fields) -> a localized reply; PHRASES holds every template
+- find_reference(text, lang) -> Reference | None: the piece(s) "the second", 第二张, "that one" point at;
+  Reference.pick(series, recent) -> those workspace paths (words in nlu/ordinals.toml)
 - answer_simple(text, intent, facts) -> a deterministic answer, or None; safe_eval(expr) for arithmetic
 - similarity(a, b) -> float in [0, 1]; keywords(text) / fts_query(text) for SQLite FTS5
 - for the Router (exported by `lomo_tui.models.nlu`): normalise, media_kinds(text), is_generic(keyword),
@@ -23,9 +25,11 @@ from .nlu import (
     PHRASES,
     ChecklistItem,
     Intent,
+    Reference,
     answer_simple,
     classify,
     detect_language,
+    find_reference,
     fts_query,
     keywords,
     make_brief,
@@ -35,6 +39,6 @@ from .nlu import (
     similarity,
 )
 
-__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "answer_simple",
-           "classify", "detect_language", "fts_query", "keywords", "make_brief", "make_checklist",
+__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "Reference",
+           "answer_simple", "classify", "detect_language", "find_reference", "fts_query", "keywords", "make_brief", "make_checklist",
            "phrase", "safe_eval", "similarity"]

@@ -85,13 +85,31 @@ def _fit(text: str, font: Font, width: int) -> str:
     return text.rstrip() + "…"
 
 
+def _layout(size: tuple[int, int]) -> tuple[int, int, int]:
+    """The caption's font size, left margin and top row for a picture of SIZE."""
+    w, h = size
+    font_size = margin = max(8, min(w, h) // 40)
+    return font_size, margin, h - 2 * margin
+
+
+def uncaption(image: Image.Image) -> Image.Image:
+    """Cover the caption a Lomo render carries with the row above it (in place), so a piece remade from
+    itself shows one caption, not the old one under the new."""
+    font_size, _, top = _layout(image.size)
+    top = max(1, top - 2)
+    bottom = min(image.height, top + 2 + font_size * 13 // 10 + 4)
+    row = image.crop((0, top - 1, image.width, top))
+    for y in range(top, bottom):
+        image.paste(row, (0, y))
+    return image
+
+
 def caption(image: Image.Image, prompt: str, palette: Palette) -> None:
     """Write the prompt small along the bottom-left edge, in the palette's ink."""
-    w, h = image.size
-    size = margin = max(8, min(w, h) // 40)
+    size, margin, top = _layout(image.size)
     text = " ".join(prompt.split())[:200]
     font = font_for(text + "…", size)
-    text = _fit(text, font, w - 2 * margin)
+    text = _fit(text, font, image.width - 2 * margin)
     d = ImageDraw.Draw(image, "RGBA")
-    d.text((margin + 1, h - 2 * margin + 1), text, font=font, fill=(0, 0, 0, 90))
-    d.text((margin, h - 2 * margin), text, font=font, fill=palette.ink)
+    d.text((margin + 1, top + 1), text, font=font, fill=(0, 0, 0, 90))
+    d.text((margin, top), text, font=font, fill=palette.ink)

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from PIL import Image, ImageOps
 
+from .caption import uncaption
 from .palette import Palette, palette_for
 from .scene import compose
 
@@ -24,6 +25,8 @@ def load_input(path: InputPath, size: Size) -> Image.Image:
     with Image.open(path) as src:
         src.draft("RGB", size)
         image = ImageOps.exif_transpose(src).convert("RGB")
+        if "prompt" in src.info and "seed" in src.info:  # a Lomo render: its caption is not part of the picture
+            uncaption(image)
     return ImageOps.fit(image, size, Image.Resampling.BILINEAR)
 
 

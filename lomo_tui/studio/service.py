@@ -26,6 +26,7 @@ from ..runtime.ids import new_id
 from ..store import schema as s
 from ..tasks import checklist
 from ..workspace.files import atomic_write
+from ..workspace.errors import WorkspaceError
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
 
 if TYPE_CHECKING:
@@ -222,10 +223,19 @@ class Studio:
             await self._finish(job.id, "failed", f"result could not be fetched: {exc}", refund=True, seq=seq)
             return
         rel = f"renders/{job.kind if job.kind != '3d' else 'meshes'}/{slug(job.prompt)}-{job.id[-6:]}.{ext}"
+        wanted = str((job.params or {}).get("output") or "")
         path = self.rt.settings.workspace / rel
+        if wanted.lower().endswith(f".{ext}"):  # the tool's output path (a piece's next version), checked again
+            try:
+                path, rel = self.rt.workspace.resolve(wanted)
+            except (WorkspaceError, ValueError, OSError):
+                log.warning("job %s: output %r is no longer a workspace path; wrote %s instead", job.id, wanted, rel)
+        previous: list[bytes] = []  # the version a remade piece replaces, put back if the transition fails
 
         def store() -> str:  # one trip to a thread: folder, atomic write, hash of the bytes in hand
             path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_file():
+                previous.append(path.read_bytes())
             atomic_write(path, data)
             return hashlib.sha256(data).hexdigest()
 
@@ -257,7 +267,10 @@ class Studio:
                     requeued = await self._requeue(conn, job.turn_id)
         except BaseException:
             if written:  # the transition did not commit: nothing of it stays in the workspace
-                path.unlink(missing_ok=True)
+                if previous:
+                    atomic_write(path, previous[0])
+                else:
+                    path.unlink(missing_ok=True)
             raise
         if settled is not None:
             latest = await self.job(job.id)

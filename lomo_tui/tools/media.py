@@ -24,6 +24,8 @@ INPUTS = {"type": "array", "items": STR, "description": "workspace paths of inpu
 PROMPT = {"type": "string", "description": "what to make: subject, style, colours, composition"}
 SIZE = {"type": "string", "description": "square, portrait, landscape, poster, wide, or WxH (64–2048)"}
 SEED = {"type": "integer", "description": "a fixed seed to reproduce a result (optional)"}
+OUTPUT = {"type": "string", "description": "workspace path to write the result to (optional; an existing piece's "
+          "path makes its next version; default: a new file under renders/)"}
 
 
 def _seconds(default: float, most: float) -> dict:
@@ -79,6 +81,20 @@ async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
                             "or leave inputs out", kind="bad_input")
         files.append(str(path))
     return files
+
+
+def _output(ctx: ToolContext, output: str | None, extensions: tuple[str, ...]) -> dict[str, Any]:
+    """The params naming where the result goes: OUTPUT checked to be a workspace path of the right kind."""
+    if not output:
+        return {}
+    try:
+        _, rel = ctx.runtime.workspace.resolve(output)
+    except (WorkspaceError, ValueError, OSError) as exc:
+        raise ToolError(f"output {output!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
+                        kind="bad_input") from None
+    if not rel.lower().endswith(extensions):
+        raise ToolError(f"output {rel} must end in {' or '.join(extensions)}", kind="bad_input")
+    return {"output": rel}
 
 
 async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], step: str | None = None
@@ -194,25 +210,27 @@ def outcome(job: Any) -> Any:
 
 def register(reg: Registry) -> None:
     @tool(reg, "generate_image", "Generate an image into the workspace (paid; quoted first).",
-          obj({"prompt": PROMPT, "size": SIZE, "inputs": INPUTS, "seed": SEED, "step": STEP}, ["prompt"]),
-          side_effect="paid", idempotent=True, domain="images")
+          obj({"prompt": PROMPT, "size": SIZE, "inputs": INPUTS, "seed": SEED, "step": STEP, "output": OUTPUT},
+              ["prompt"]), side_effect="paid", idempotent=True, domain="images")
     async def generate_image(ctx: ToolContext, prompt: str, size: str | None = None, inputs: list[str] | None = None,
-                             seed: int | None = None, step: str | None = None) -> Any:
-        params = {"size_px": list(_size(size)), "input_files": await _inputs(ctx, inputs), "inputs": inputs or []}
+                             seed: int | None = None, step: str | None = None, output: str | None = None) -> Any:
+        params = {"size_px": list(_size(size)), "input_files": await _inputs(ctx, inputs), "inputs": inputs or [],
+                  **_output(ctx, output, (".png",))}
         if seed is not None:
             params["seed"] = seed
         return await generate(ctx, "image", prompt, params, step)
 
     @tool(reg, "generate_video", "Generate a short clip (paid; quoted first); inputs: a source image.",
-          obj({"prompt": PROMPT, "seconds": _seconds(5, 60), "inputs": INPUTS, "step": STEP}, ["prompt"]),
-          side_effect="paid", idempotent=True, domain="video")
+          obj({"prompt": PROMPT, "seconds": _seconds(5, 60), "inputs": INPUTS, "step": STEP, "output": OUTPUT},
+              ["prompt"]), side_effect="paid", idempotent=True, domain="video")
     async def generate_video(ctx: ToolContext, prompt: str, seconds: float | None = None,
-                             inputs: list[str] | None = None, step: str | None = None) -> Any:
+                             inputs: list[str] | None = None, step: str | None = None, output: str | None = None
+                             ) -> Any:
         seconds = float(seconds or 5)
         if not 0.5 <= seconds <= 60:
             raise ToolError("seconds must be between 0.5 and 60")
         params = {"seconds": seconds, "size_px": [480, 270], "input_files": await _inputs(ctx, inputs),
-                  "inputs": inputs or []}
+                  "inputs": inputs or [], **_output(ctx, output, (".gif", ".webp"))}
         return await generate(ctx, "video", prompt, params, step)
 
     @tool(reg, "generate_3d", "Generate a 3D mesh (glTF) into the workspace (paid; quoted first).",

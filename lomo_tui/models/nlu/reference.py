@@ -1,0 +1,88 @@
+"""Which piece of a series a message points at: "the second poster", "the last one", "the first two",
+第二张, 2枚目, вторую, "that one". The words are data (ordinals.toml); this module only reads them."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence
+
+ORDINALS_FILE = Path(__file__).with_name("ordinals.toml")
+Kind = Literal["nth", "last", "recent", "first_n", "last_n"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A pointer into a series: the Nth piece (1-based), the last, the most recent, or the first/last N."""
+
+    kind: Kind
+    n: int = 1
+
+    def pick(self, series: Sequence[str], recent: Sequence[str] = ()) -> list[str]:
+        """The pieces of SERIES (in series order) this reference names; RECENT: pieces newest first.
+        Empty when it points past the series."""
+        if self.kind == "recent":
+            return list(recent[:1] or series[-1:])
+        if self.kind == "last":
+            return list(series[-1:])
+        if self.kind == "first_n":
+            return list(series[:self.n])
+        if self.kind == "last_n":
+            return list(series[-self.n:])
+        return [series[self.n - 1]] if 0 < self.n <= len(series) else []
+
+
+@cache
+def _data() -> dict[str, Any]:
+    with ORDINALS_FILE.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _words(words: Sequence[str], spaced: bool) -> str:
+    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return rf"(?<!\w)(?:{alternation})(?!\w)" if spaced else f"(?:{alternation})"
+
+
+@cache
+def _matchers(lang: str) -> tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Reference | None]], ...]:
+    """The language's patterns, in the order they are tried, each with what a match means."""
+    data = _data()
+    table = data.get(lang) or data["en"]
+    spaced = bool(table.get("spaced", True))
+    numerals: dict[str, int] = {**data["numerals"].get(lang, {})}
+    number = r"(\d{1,2}|" + "|".join(re.escape(w) for w in sorted(numerals, key=len, reverse=True)) + ")"
+
+    def count(kind: Kind) -> Callable[[re.Match[str]], Reference | None]:
+        def build(m: re.Match[str]) -> Reference | None:
+            token = m.group(1)
+            n = int(token) if token.isdigit() else numerals.get(token)
+            return Reference(kind, n) if n else None
+        return build
+
+    out: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Reference | None]]] = []
+    for key in ("first_n", "last_n", "nth"):
+        for pattern in table.get(key, ()):
+            out.append((re.compile(pattern.replace("{n}", number)), count(key)))  # type: ignore[arg-type]
+    ordinals: dict[str, int] = table.get("ordinal", {})
+    if ordinals:
+        out.append((re.compile(f"({_words(list(ordinals), spaced)})"),
+                    lambda m: Reference("nth", ordinals[m.group(1)])))
+    for key in ("last", "recent"):
+        if table.get(key):
+            out.append((re.compile(_words(table[key], spaced)), lambda m, k=key: Reference(k)))  # type: ignore[misc]
+    return tuple(out)
+
+
+def find_reference(text: str, lang: str) -> Reference | None:
+    """The piece (or pieces) TEXT points at, by the words of LANG (else English); None when it names none."""
+    folded = text.lower().replace("ё", "е")
+    for language in dict.fromkeys((lang, "en")):
+        for pattern, build in _matchers(language):
+            match = pattern.search(folded)
+            if match:
+                found = build(match)
+                if found is not None:
+                    return found
+    return None
