@@ -147,3 +147,39 @@ def test_that_one_right_after_a_single_piece_remakes_that_piece(lomo: Any) -> No
     assert version == 1
     _run(lomo, "make that one warmer")
     assert _objects(lomo) == {piece: 2}
+
+
+async def test_a_creator_save_while_a_piece_is_remade_is_kept_and_the_result_goes_to_a_new_file(lomo: Any) -> None:
+    from sqlalchemy import select
+
+    from conftest import async_wait_for
+
+    from lomo_tui.runtime.scheduler import Runtime
+    from lomo_tui.store import schema as s
+
+    poster = lomo.workspace / "poster.png"
+    poster.write_bytes(render_image("retro poster", seed=1, size=(64, 64)))
+    lomo.replay({"content": None, "tool_calls": [{"name": "generate_image", "arguments": {
+        "prompt": "retro poster, warmer", "inputs": ["poster.png"], "output": "poster.png"}}]},
+        {"content": "done", "tool_calls": []})
+    rt = Runtime(lomo.settings(env={"LOMO_TIME_SCALE": "0.5"}, time_scale=0.5))
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Poster")
+        await rt.send("make it warmer", task)
+
+        async def ordered() -> bool:
+            async with rt.db.read() as conn:
+                return (await conn.execute(select(s.jobs.c.status))).scalars().first() in ("queued", "running")
+
+        await async_wait_for(ordered, 30, what="the job to be ordered")
+        mine = render_image("the creator's own edit", seed=7, size=(64, 64))
+        poster.write_bytes(mine)  # the creator saves the piece while it is being remade
+        assert await rt.run_until_quiescent(60)
+        async with rt.db.read() as conn:
+            [job] = (await conn.execute(select(s.jobs))).all()
+    finally:
+        await rt.close()
+    assert job.status == "done"
+    assert poster.read_bytes() == mine  # never overwritten
+    assert job.artifact_path != "poster.png" and (lomo.workspace / job.artifact_path).is_file()

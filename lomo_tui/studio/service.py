@@ -25,7 +25,7 @@ from ..runtime.bus import Notice
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..tasks import checklist
-from ..workspace.files import atomic_write
+from ..workspace.files import atomic_write, replace_if_unchanged
 from ..workspace.errors import WorkspaceError
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
 
@@ -231,13 +231,25 @@ class Studio:
             except (WorkspaceError, ValueError, OSError):
                 log.warning("job %s: output %r is no longer a workspace path; wrote %s instead", job.id, wanted, rel)
         previous: list[bytes] = []  # the version a remade piece replaces, put back if the transition fails
+        params = job.params or {}
+        fallback = self.rt.settings.workspace / f"renders/{job.kind if job.kind != '3d' else 'meshes'}/" \
+            f"{slug(job.prompt)}-{job.id[-6:]}.{ext}"
 
-        def store() -> str:  # one trip to a thread: folder, atomic write, hash of the bytes in hand
+        def store() -> tuple[str, Any, str]:  # one trip to a thread: folder, write, hash of the bytes in hand
+            nonlocal path, rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            if path.is_file():
+            if path != fallback and "output_base" in params:  # a remade piece: only over the version it was made from
+                before = path.read_bytes() if path.is_file() else None
+                if replace_if_unchanged(path, data, params["output_base"]):
+                    previous.extend([before] if before is not None else [])
+                    return hashlib.sha256(data).hexdigest(), path, rel
+                log.info("job %s: %s changed since it was ordered; the result goes to a new file", job.id, rel)
+                path, rel = fallback, str(fallback.relative_to(self.rt.settings.workspace))
+                path.parent.mkdir(parents=True, exist_ok=True)
+            elif path.is_file():
                 previous.append(path.read_bytes())
             atomic_write(path, data)
-            return hashlib.sha256(data).hexdigest()
+            return hashlib.sha256(data).hexdigest(), path, rel
 
         workspace = self.rt.workspace
         t = time.time()
@@ -253,8 +265,10 @@ class Studio:
                                                        updated_at=t, finished_at=t))
                     settled = None if moved.rowcount else "moved"
                 if settled is None:
-                    digest = await asyncio.to_thread(store)
+                    digest, path, rel = await asyncio.to_thread(store)
                     written = True
+                    if rel != (params.get("output") or rel):  # the creator's newer save stayed; say where this went
+                        await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(artifact_path=rel))
                     seen = await workspace.record(conn, rel, digest, len(data), author="agent", task_id=job.task_id,
                                                   key=job.idempotency_key)
                     if job.task_id:

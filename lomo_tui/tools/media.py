@@ -6,6 +6,8 @@ turn waits — holding no model request or lease — until its jobs settle (D1).
 """
 from __future__ import annotations
 
+import hashlib
+
 from typing import Any
 
 from sqlalchemy import select, update
@@ -88,13 +90,15 @@ def _output(ctx: ToolContext, output: str | None, extensions: tuple[str, ...]) -
     if not output:
         return {}
     try:
-        _, rel = ctx.runtime.workspace.resolve(output)
+        path, rel = ctx.runtime.workspace.resolve(output)
     except (WorkspaceError, ValueError, OSError) as exc:
         raise ToolError(f"output {output!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
                         kind="bad_input") from None
     if not rel.lower().endswith(extensions):
         raise ToolError(f"output {rel} must end in {' or '.join(extensions)}", kind="bad_input")
-    return {"output": rel}
+    # what the result may replace: the file as it is now (H2/H3 — a save made after this is never overwritten)
+    base = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return {"output": rel, "output_base": base}
 
 
 async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], step: str | None = None
