@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 
 from ..errors import LomoError, StaleWrite
 from .. import memory
+from ..redact import redact
 from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
@@ -118,6 +119,7 @@ class TurnRunner:
         fails, the error is put on the message(s) it concerns — unread ones become `failed`, with a
         `message_failed` event — and the thread goes back to idle, so the next message tries again."""
         t = time.time()
+        reason = redact(reason)  # a provider's error may echo a key (#11 §7)
         async with self.ledger.fenced(self.claim) as conn:
             await conn.execute(update(s.turns).where(s.turns.c.id == self.claim.turn_id).values(
                 status="failed", reason=reason, lease_owner=None, lease_expires=None, finished_at=t))
