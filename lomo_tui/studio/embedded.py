@@ -52,6 +52,12 @@ class EmbeddedStudio:
             raise ValueError(f"LOMO_STUDIO_FAULTS: unknown fault(s) {', '.join(sorted(unknown))}")
         self._jobs: dict[str, _Job] = {}
         self._sinks: list[EventSink] = []
+        self._rendering: set[str] = set()  # jobs whose picture is being computed right now (real CPU work)
+
+    def rendering(self, provider_job_id: str) -> bool:
+        """Whether this job's render is computing now: its deadline covers the simulated wait, not the real
+        work of a loaded machine, so a job is not given up while its render still runs."""
+        return provider_job_id in self._rendering
 
     def subscribe(self, sink: EventSink) -> None:
         self._sinks.append(sink)
@@ -140,10 +146,14 @@ class EmbeddedStudio:
             for tick in range(1, PROGRESS_TICKS):
                 await asyncio.sleep(latency / PROGRESS_TICKS)
                 await self._emit(job, "running", tick / PROGRESS_TICKS)
-            data, ext = await asyncio.to_thread(self._render, job.kind, job.params, seed)
+            self._rendering.add(job.id)
+            try:
+                data, ext = await asyncio.to_thread(self._render, job.kind, job.params, seed)
+                path = self.spool / f"{job.id}.{ext}"
+                await asyncio.to_thread(path.write_bytes, data)
+            finally:
+                self._rendering.discard(job.id)
             await asyncio.sleep(latency / PROGRESS_TICKS)
-            path = self.spool / f"{job.id}.{ext}"
-            await asyncio.to_thread(path.write_bytes, data)
             job.result = path
             stale = JobEvent(job.id, job.seq, "running", job.progress)
             await self._emit(job, "done", 1.0, deliver="lose_final" not in self.faults)
