@@ -102,6 +102,20 @@ def atomic_write(path: Path, data: bytes) -> None:
     parent folders are created. On failure the temp file is removed and the original is intact.
     Pass a resolved path (`paths.resolve_in_workspace`): a symlink at `path` is replaced.
     """
+    temp = _staged(path, data)
+    try:
+        os.replace(temp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise _error(path, "write", exc) from exc
+        raise
+    _fsync_dir(path.parent)
+
+
+def _staged(path: Path, data: bytes) -> str:
+    """DATA in a fsynced temp file beside PATH, with PATH's permission bits (removed again on failure)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = _create_temp(path.parent)
@@ -113,14 +127,13 @@ def atomic_write(path: Path, data: bytes) -> None:
             f.flush()
             _keep_mode(path, f.fileno())
             os.fsync(f.fileno())
-        os.replace(temp, path)
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(temp)
         if isinstance(exc, OSError):
             raise _error(path, "write", exc) from exc
         raise
-    _fsync_dir(path.parent)
+    return temp
 
 
 def replace_if_unchanged(path: Path, data: bytes, base_hash: str | None) -> bool:
@@ -139,17 +152,8 @@ def replace_if_unchanged(path: Path, data: bytes, base_hash: str | None) -> bool
     Not covered: such a writer where leases are unavailable (another file system or OS, a file
     owned by someone else), which is hashed as it stands.
     """
+    temp = _staged(path, data)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = _create_temp(path.parent)
-    except OSError as exc:
-        raise _error(path, "write", exc) from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            _keep_mode(path, f.fileno())
-            os.fsync(f.fileno())
         if base_hash is None:
             written = _link_new(temp, path)
         elif _exchange_supported(path.parent):
