@@ -10,6 +10,8 @@ from conftest import LomoEnv
 from lomo_tui.config import load_settings
 from lomo_tui.errors import LomoError
 
+pytestmark = pytest.mark.fresh_db  # bad settings must not even create the database file
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sqlalchemy import select
 
 from conftest import LomoEnv
@@ -45,6 +47,7 @@ def test_each_brief_change_is_a_version_saying_who_why_and_from_which_message(lo
     assert "Goal and brief versions:" in text.stdout and "v3" in text.stdout
 
 
+@pytest.mark.fresh_db
 async def test_upgrading_an_older_database_gives_every_task_its_first_version(lomo: LomoEnv) -> None:
     db = Database(lomo.db_url)
     await migrate.upgrade(db, "0012")

@@ -66,18 +66,8 @@ class Mind:
                 "SELECT block FROM memory_fts_data")).all())
 
 
-_TEMPLATE: dict[str, bytes] = {}
-
-
 async def open_mind(lomo: LomoEnv) -> Mind:
-    """A runtime on LOMO's database, started from a migrated copy (migrating once per module keeps it fast)."""
-    if "db" not in _TEMPLATE:
-        rt = Runtime(lomo.settings(model="lomo/local"))
-        await rt.open()
-        await rt.close()
-        _TEMPLATE["db"] = lomo.db_path.read_bytes()
-    elif not lomo.db_path.exists():
-        lomo.db_path.write_bytes(_TEMPLATE["db"])
+    """A runtime on LOMO's database (a migrated copy: see conftest)."""
     rt = Runtime(lomo.settings(model="lomo/local"))
     await rt.open()
     return Mind(rt)

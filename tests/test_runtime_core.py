@@ -136,6 +136,7 @@ def _count(env: LomoEnv, table: str) -> int:
         return 0
 
 
+@pytest.mark.fresh_db
 async def test_older_database_is_upgraded_without_losing_rows(lomo: LomoEnv) -> None:
     db = Database(lomo.db_url)
     await migrate.upgrade(db, "0001")

@@ -14,6 +14,8 @@ from conftest import LomoEnv, wait_for
 from lomo_tui.store import migrate
 from lomo_tui.store.engine import Database
 
+pytestmark = pytest.mark.fresh_db  # every test here starts from an empty file
+
 STARTS = 6
 
 

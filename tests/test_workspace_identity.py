@@ -65,6 +65,7 @@ def switch_workspaces(lomo: LomoEnv, tmp_path: Path) -> None:
     assert in_a["story.md"]["version"] == 2 and in_a["story.md"]["last_author"] == "creator"
 
 
+@pytest.mark.fresh_db
 async def test_the_upgrade_merges_objects_that_share_a_path_keeping_versions_and_links(lomo: LomoEnv) -> None:
     await upgrade_with_duplicates(lomo.db_url)
 

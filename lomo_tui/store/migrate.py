@@ -66,8 +66,6 @@ def _scripts() -> Any:
 def _one_revision(sync_conn: Any, db: Database, target: str, faults: Faults) -> bool:
     """Under the migration lock: apply the next revision toward TARGET in this transaction. True when the
     schema is at TARGET (nothing left to do)."""
-    from alembic import command
-    from alembic.config import Config
     from alembic.runtime.migration import MigrationContext
     from alembic.util import CommandError
 
@@ -92,9 +90,24 @@ def _one_revision(sync_conn: Any, db: Database, target: str, faults: Faults) -> 
     if not path or path[-1].down_revision != current:
         return True  # TARGET is older than the database: nothing to upgrade
     step = path[-1].revision
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    cfg.attributes["connection"] = sync_conn
-    command.upgrade(cfg, step)  # inside this transaction: Alembic sees it and neither begins nor commits
+    _run_step(sync_conn, scripts, step)
     faults.hit("during_migration")
     return step == wanted
+
+
+def _run_step(sync_conn: Any, scripts: Any, step: str) -> None:
+    """Apply revision STEP on SYNC_CONN, inside the caller's transaction (Alembic neither begins nor commits).
+
+    What `alembic.command.upgrade` does, on the one ScriptDirectory loaded per process: `command.upgrade`
+    re-reads an env.py and compiles every revision file again on each call, which made a fresh database's
+    first start cost a second of CPU."""
+    from alembic.config import Config
+    from alembic.runtime.environment import EnvironmentContext
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with EnvironmentContext(cfg, scripts, fn=lambda rev, _context: scripts._upgrade_revs(step, rev),
+                            destination_rev=step) as env:
+        env.configure(connection=sync_conn, target_metadata=None, render_as_batch=True, transactional_ddl=True)
+        with env.begin_transaction():
+            env.run_migrations()
