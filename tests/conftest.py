@@ -138,6 +138,35 @@ def loopback_only() -> Iterator[None]:
 _MIGRATED: dict[str, bytes] = {}
 
 
+def _migrate_in_a_thread(url: str) -> None:
+    """Bring the database at URL to HEAD (in a thread of its own: a test's event loop may be running here)."""
+    import threading
+
+    from lomo_tui.store import migrate
+    from lomo_tui.store.engine import Database
+
+    async def build() -> None:
+        db = Database(url)
+        try:
+            await migrate.upgrade(db)
+        finally:
+            await db.close()
+
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(build())
+        except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
+            failures.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if failures:
+        raise failures[0]
+
+
 def migrated_database() -> bytes:
     """The bytes of an empty SQLite database at the schema's HEAD, migrated once per test session.
 
@@ -145,24 +174,10 @@ def migrated_database() -> bytes:
     test's start); the migrations themselves are tested from empty files (marker `fresh_db`)."""
     if "db" not in _MIGRATED:
         import tempfile
-        import threading
-
-        from lomo_tui.store import migrate
-        from lomo_tui.store.engine import Database
 
         with tempfile.TemporaryDirectory(prefix="lomo-template-") as root:
             path = Path(root) / "template.db"
-
-            async def build() -> None:
-                db = Database(f"sqlite+aiosqlite:///{path}")
-                try:
-                    await migrate.upgrade(db)
-                finally:
-                    await db.close()
-
-            worker = threading.Thread(target=lambda: asyncio.run(build()))  # whether or not a loop is running here
-            worker.start()
-            worker.join()
+            _migrate_in_a_thread(f"sqlite+aiosqlite:///{path}")
             assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
             _MIGRATED["db"] = path.read_bytes()
     return _MIGRATED["db"]
@@ -228,12 +243,19 @@ def postgres_server():
     subprocess.run(_as_postgres(_pg_bin("pg_ctl"), "-D", str(data), "-o", options, "-w", "-l", str(root / "log"),
                                 "start"), check=True, capture_output=True, timeout=120)
     counter = iter(range(10_000))
+    template: list[str] = []
 
-    def new_database() -> str:
-        name = f"lomo_{next(counter)}"
-        subprocess.run(_as_postgres(_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "lomo", name),
-                       check=True, capture_output=True, timeout=60)
+    def createdb(name: str, *options: str) -> str:
+        subprocess.run(_as_postgres(_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "lomo", *options,
+                                    name), check=True, capture_output=True, timeout=60)
         return f"postgresql+asyncpg://lomo@127.0.0.1:{port}/{name}"
+
+    def new_database(migrated: bool = False) -> str:
+        """A new empty database; MIGRATED: a copy of one migrated to HEAD once per session."""
+        if migrated and not template:
+            _migrate_in_a_thread(createdb("lomo_template"))
+            template.append("lomo_template")
+        return createdb(f"lomo_{next(counter)}", *(("-T", template[0]) if migrated else ()))
 
     yield new_database
     subprocess.run(_as_postgres(_pg_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop"),
@@ -242,7 +264,7 @@ def postgres_server():
 
 
 @pytest.fixture
-def pg_lomo(lomo: LomoEnv, postgres_server) -> LomoEnv:
+def pg_lomo(lomo: LomoEnv, postgres_server, request: pytest.FixtureRequest) -> LomoEnv:
     """A LomoEnv whose database is a fresh PostgreSQL database."""
-    lomo.db_url = postgres_server()
+    lomo.db_url = postgres_server(migrated=request.node.get_closest_marker("fresh_db") is None)
     return lomo

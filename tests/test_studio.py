@@ -312,3 +312,32 @@ def test_paid_steps_waiting_on_a_plan_approval_rest_instead_of_spinning(lomo: Lo
     assert lomo.run("--run-once").returncode == 0
     state = lomo.inspect()
     assert [j["kind"] for j in state["jobs"]] == ["video"] and state["jobs"][0]["status"] == "done"
+
+
+async def test_a_job_still_being_made_here_is_not_given_up_at_its_deadline(lomo: LomoEnv) -> None:
+    """On a loaded machine the render may start after the deadline meant for the simulated wait: the job
+    is alive in this process, so it finishes (done, charged) instead of expiring and being refunded."""
+    lomo.replay(gen("video", prompt="slow pan", seconds=2), DONE)
+    rt = Runtime(lomo.settings(env={"LOMO_TIME_SCALE": "0.2"}, time_scale=0.2))
+    rt.budget = type(rt.budget)(free_per_call=5, daily_free_cap=50)
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("clip")
+        await rt.send("make a clip", task)
+
+        async def job() -> Any:
+            async with rt.db.read() as conn:
+                return (await conn.execute(select(s.jobs))).first()
+
+        await async_wait_for(lambda: _is(_status(job()), "running"), timeout=20, what="the job to run")
+        async with rt.db.write() as conn:  # the deadline passes while the studio is still at work
+            await conn.execute(s.jobs.update().values(deadline=time.time() - 1))
+        await rt.studio.reconcile()
+        assert (await job()).status == "running"
+        assert await rt.run_until_quiescent(30)
+        final = await job()
+        async with rt.db.read() as conn:
+            charges = (await conn.execute(select(s.charges.c.status))).scalars().all()
+    finally:
+        await rt.close()
+    assert final.status == "done" and list(charges) == ["charged"]

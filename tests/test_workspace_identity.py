@@ -71,6 +71,7 @@ async def test_the_upgrade_merges_objects_that_share_a_path_keeping_versions_and
 
 
 @pytest.mark.slow
+@pytest.mark.fresh_db
 async def test_on_postgresql_the_upgrade_merges_objects_that_share_a_path(pg_lomo: LomoEnv) -> None:
     await upgrade_with_duplicates(pg_lomo.db_url)
 

@@ -52,12 +52,15 @@ class EmbeddedStudio:
             raise ValueError(f"LOMO_STUDIO_FAULTS: unknown fault(s) {', '.join(sorted(unknown))}")
         self._jobs: dict[str, _Job] = {}
         self._sinks: list[EventSink] = []
-        self._rendering: set[str] = set()  # jobs whose picture is being computed right now (real CPU work)
 
-    def rendering(self, provider_job_id: str) -> bool:
-        """Whether this job's render is computing now: its deadline covers the simulated wait, not the real
-        work of a loaded machine, so a job is not given up while its render still runs."""
-        return provider_job_id in self._rendering
+    def working(self, provider_job_id: str) -> bool:
+        """Whether this process is still making the job. The deadline covers the simulated wait, not the
+        real work of a loaded machine (queueing for the CPU, the render itself), so a job whose runner is
+        alive here is not given up; a hung one (the `never_resolve` fault) or one this process never
+        picked up is."""
+        job = self._jobs.get(provider_job_id)
+        return (job is not None and job.runner is not None and not job.runner.done()
+                and "never_resolve" not in self.faults)
 
     def subscribe(self, sink: EventSink) -> None:
         self._sinks.append(sink)
@@ -146,13 +149,9 @@ class EmbeddedStudio:
             for tick in range(1, PROGRESS_TICKS):
                 await asyncio.sleep(latency / PROGRESS_TICKS)
                 await self._emit(job, "running", tick / PROGRESS_TICKS)
-            self._rendering.add(job.id)
-            try:
-                data, ext = await asyncio.to_thread(self._render, job.kind, job.params, seed)
-                path = self.spool / f"{job.id}.{ext}"
-                await asyncio.to_thread(path.write_bytes, data)
-            finally:
-                self._rendering.discard(job.id)
+            data, ext = await asyncio.to_thread(self._render, job.kind, job.params, seed)
+            path = self.spool / f"{job.id}.{ext}"
+            await asyncio.to_thread(path.write_bytes, data)
             await asyncio.sleep(latency / PROGRESS_TICKS)
             job.result = path
             stale = JobEvent(job.id, job.seq, "running", job.progress)

@@ -307,9 +307,10 @@ class Studio:
             self.rt.wake(turn_id)
             self.rt.changed()
 
-    def _still_rendering(self, job: Any) -> bool:
-        rendering = getattr(self.provider, "rendering", None)
-        return bool(rendering and job.provider_job_id and rendering(job.provider_job_id))
+    def _still_working(self, job: Any) -> bool:
+        """A local provider still making JOB in this process is not past its deadline (see EmbeddedStudio)."""
+        working = getattr(self.provider, "working", None)
+        return bool(working and job.provider_job_id and working(job.provider_job_id))
 
     def _late(self, job: Any) -> bool:
         """A cancelled job whose provider could not cancel it: a result that still comes is kept aside."""
@@ -426,7 +427,7 @@ class Studio:
         for job in rows:
             if job.status == "cancelled":
                 continue
-            if t > job.deadline and not self._still_rendering(job):
+            if t > job.deadline and not self._still_working(job):
                 await self._finish(job.id, "expired", "no result before the deadline; the charge was refunded",
                                    refund=True)
             elif job.provider_job_id and job.status != "unknown" and t - job.updated_at > silence:
