@@ -244,10 +244,10 @@ def render(doc: dict[str, Any]) -> str:
 
 
 async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None = None, task_id: str | None = None,
-                   top: int = 8) -> dict[str, Any]:
+                   since: float | None = None, top: int = 8) -> dict[str, Any]:
     """What the stats view charts: per local day over the last DAYS (oldest first, today last) the verified and
-    claimed transitions and the model calls; and per task (the TOP by model calls) its calls, tokens and
-    verified/claimed steps. {"days": [{"day", "verified", "claimed", "model_calls"}],
+    claimed transitions and the model calls; and per task (the TOP by model calls; rows from SINCE on) its calls,
+    tokens and verified/claimed steps. {"days": [{"day", "verified", "claimed", "model_calls"}],
     "tasks": [{"task_id", "title", "model_calls", "tokens", "verified", "claimed"}]}."""
     now = time.time() if now is None else now
     today = dt.date.fromtimestamp(now)
@@ -273,17 +273,19 @@ async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None =
                                                "verified": 0, "claimed": 0})
 
     for step in steps:
-        entry = of(step.task_id)
-        entry["claimed"] += 1
-        entry["verified"] += step.id in verified
+        if since is None or (step.done_at or 0) >= since:
+            entry = of(step.task_id)
+            entry["claimed"] += 1
+            entry["verified"] += step.id in verified
         index = bucket(step.done_at) if step.done_at and step.done_at >= start else None
         if index is not None:
             series[index]["claimed"] += 1
             series[index]["verified"] += step.id in verified
     for c in calls:
-        entry = of(c.task_id)
-        entry["model_calls"] += 1
-        entry["tokens"] += (c.prompt_tokens or 0) + (c.completion_tokens or 0)
+        if since is None or c.created_at >= since:
+            entry = of(c.task_id)
+            entry["model_calls"] += 1
+            entry["tokens"] += (c.prompt_tokens or 0) + (c.completion_tokens or 0)
         index = bucket(c.created_at) if c.created_at >= start else None
         if index is not None:
             series[index]["model_calls"] += 1

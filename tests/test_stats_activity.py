@@ -41,6 +41,7 @@ async def test_activity_counts_verified_steps_and_model_calls_per_day_and_per_ta
         async with rt.db.read() as conn:
             doc = await metrics.activity(conn, days=7, now=now)
             only_flyer = await metrics.activity(conn, days=7, now=now, task_id=flyer)
+            recent = await metrics.activity(conn, days=7, now=now, since=now - DAY)
     finally:
         await rt.close()
     days = doc["days"]
@@ -52,6 +53,9 @@ async def test_activity_counts_verified_steps_and_model_calls_per_day_and_per_ta
     assert (by_task["Posters"]["claimed"], by_task["Posters"]["verified"]) == (2, 1)
     assert by_task["Flyer"]["model_calls"] == 2  # per task counts every call, as `lomo stats` does
     assert [t["title"] for t in only_flyer["tasks"]] == ["Flyer"]
+    recent_by_task = {t["title"]: t for t in recent["tasks"]}  # SINCE bounds the per-task totals, not the chart
+    assert (recent_by_task["Posters"]["model_calls"], recent_by_task["Posters"]["claimed"]) == (2, 1)
+    assert recent["days"] == days
 
 
 def test_rows_say_what_each_figure_is_made_of_and_a_dash_where_nothing_was_measured() -> None:

@@ -28,6 +28,7 @@ from .listing import memory_rows
 EDIT_SOURCE = "creator"  # an edit is the creator's own words, as much as a message is
 CONFIRMED_TEXT = "(confirmed in the memory view)"
 MAX_EDIT = 2000
+VIEW_PREFIX = "mev"  # the id prefix of evidence made in the view
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Source:
     task_title: str
     at: float
     eligible: bool
+    in_view: bool = False  # an edit or a confirmation made in the memory view (not a message)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ async def memory_entries(conn: Any) -> list[MemoryEntry]:
                        getattr(evidence.get(e["message_id"]), "task_id", None),
                        titles.get(getattr(evidence.get(e["message_id"]), "task_id", None) or "", "Main"),
                        float(getattr(evidence.get(e["message_id"]), "created_at", 0) or 0),
-                       bool(getattr(evidence.get(e["message_id"]), "eligible", False)))
+                       bool(getattr(evidence.get(e["message_id"]), "eligible", False)),
+                       e["message_id"].startswith(VIEW_PREFIX + "-"))
                 for e in v["evidence"]]
         scope_ref = current["scope_ref"]
         out.append(MemoryEntry(
@@ -119,7 +122,7 @@ async def _active(conn: Any, memory_id: str) -> Any:
 
 async def _evidence(conn: Any, body: str, *, task_id: str | None, at: float) -> str:
     """A creator evidence row for a view action (not read for new memories: extraction is skipped)."""
-    evidence_id = new_id("mev")
+    evidence_id = new_id(VIEW_PREFIX)
     await store.record_evidence(conn, evidence_id, task_id, body, at=at)
     await conn.execute(update(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id).values(
         source=EDIT_SOURCE, extract_status="skipped"))
