@@ -128,6 +128,11 @@ def test_the_memory_and_stats_views_are_in_the_help_and_key_table():
     assert "Stats: verified progress, model calls" in keys.markdown_table()
 
 
+def test_the_readme_carries_the_current_key_table():
+    assert keys.markdown_table() in (ROOT / "README.md").read_text(encoding="utf-8"), \
+        "paste keys.markdown_table() into README.md's Keys section"
+
+
 def test_keymap_from_config_reports_what_it_ignores():
     keymap, problems = keys.keymap_from_config({"keys": {"app.help": "f2", "nope": "f3", "app.quit": "ctrl+b",
                                                          "gate.approve": ""}})

@@ -59,7 +59,7 @@ async def test_the_memory_view_shows_each_memory_with_its_sources_scope_and_vers
         screen = await open_memory(pilot)
         listing = screen.query_one(MemoryList)
         assert listing.option_count == 5 and listing.has_focus
-        assert "5 remembered" in shown(screen, "#memory-title")
+        assert "5 memories" in shown(screen, "#memory-title")
         detail = shown(screen, "#memory-detail")  # the newest change: the brand fact the creator confirmed
         assert "Our brand colour is teal." in detail and "stated by you" in detail and "version 1" in detail
         assert "“Our brand colour is teal.”" in detail and "Main · 09:41" in detail
