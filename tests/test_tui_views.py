@@ -199,3 +199,8 @@ async def test_the_task_view_shows_its_prompt_and_cache_tokens(tmp_path):
             screen, "#task-title")
         assert screen.usage == {"calls": 2, "prompt_tokens": 240, "cache_read_tokens": 100,
                                 "cache_write_tokens": 100, "cache_read_share": 0.4167}
+        await pilot.press("f2")  # nothing said as lasting in this state: the memory view says how it begins
+        memory = await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.loaded
+                                  and app.screen, what="the memory view")
+        assert "Nothing remembered yet" in shown(memory, "#memory-detail")
+        assert not memory.query_one(MemoryList).display and "nothing yet" in shown(memory, "#memory-title")
