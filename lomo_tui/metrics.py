@@ -198,8 +198,8 @@ async def _needless(conn: AsyncConnection, gates: list[Any]) -> int:
     return count
 
 
-def render(doc: dict[str, Any]) -> str:
-    """`lomo stats` for a person: one line per metric, what it is made of, and '—' where nothing was measured."""
+def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, value) per metric, with what it is made of, and '—' where nothing was measured (`render`, the TUI)."""
     c = doc["counts"]
 
     def show(value: Any, fmt: str = "{:.2f}") -> str:
@@ -208,11 +208,7 @@ def render(doc: dict[str, Any]) -> str:
     def n(count: int, word: str) -> str:
         return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
-    scope = doc["scope"]
-    where = f"task {scope['task_id']}" if scope["task_id"] else "all tasks"
-    if scope["since"] is not None:
-        where += " since " + dt.datetime.fromtimestamp(scope["since"]).astimezone().strftime("%Y-%m-%d %H:%M")
-    rows = [
+    return [
         ("Verified transitions", f"{show(doc['verified_transition_ratio'], '{:.0%}')} "
                                  f"({c['verified_transitions']} of {c['claimed_transitions']} completed steps)"),
         ("Tokens per verified", show(doc["tokens_per_verified_transition"], "{:,.0f}")
@@ -229,5 +225,76 @@ def render(doc: dict[str, Any]) -> str:
         ("Model calls/finished", show(doc["model_calls_per_finished_task"], "{:.1f}")
          + f" ({n(c['finished_tasks'], 'finished task')})"),
     ]
-    width = max(len(name) for name, _ in rows)
-    return "\n".join([f"Stats · {where}", *(f"  {name:<{width}}  {value}" for name, value in rows)])
+
+
+def scope_text(doc: dict[str, Any]) -> str:
+    """"all tasks", "task ID", "… since 2026-12-01 09:30"."""
+    scope = doc["scope"]
+    where = f"task {scope['task_id']}" if scope["task_id"] else "all tasks"
+    if scope["since"] is not None:
+        where += " since " + dt.datetime.fromtimestamp(scope["since"]).astimezone().strftime("%Y-%m-%d %H:%M")
+    return where
+
+
+def render(doc: dict[str, Any]) -> str:
+    """`lomo stats` for a person: one line per metric, what it is made of, and '—' where nothing was measured."""
+    lines = rows(doc)
+    width = max(len(name) for name, _ in lines)
+    return "\n".join([f"Stats · {scope_text(doc)}", *(f"  {name:<{width}}  {value}" for name, value in lines)])
+
+
+async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None = None, task_id: str | None = None,
+                   since: float | None = None, top: int = 8) -> dict[str, Any]:
+    """What the stats view charts: per local day over the last DAYS (oldest first, today last) the verified and
+    claimed transitions and the model calls; and per task (the TOP by model calls; rows from SINCE on) its calls,
+    tokens and verified/claimed steps. {"days": [{"day", "verified", "claimed", "model_calls"}],
+    "tasks": [{"task_id", "title", "model_calls", "tokens", "verified", "claimed"}]}."""
+    now = time.time() if now is None else now
+    today = dt.date.fromtimestamp(now)
+    first = today - dt.timedelta(days=days - 1)
+    start = dt.datetime.combine(first, dt.time()).timestamp()
+
+    def bucket(at: float) -> int | None:
+        index = (dt.date.fromtimestamp(at) - first).days
+        return index if 0 <= index < days else None
+
+    steps = (await conn.execute(select(s.checklist.c.id, s.checklist.c.task_id, s.checklist.c.done_at).where(
+        s.checklist.c.state == "done", *_in_task(s.checklist.c.task_id, task_id)))).all()
+    verified = await _verified(conn, {r.id for r in steps})
+    calls = (await conn.execute(select(s.model_calls.c.task_id, s.model_calls.c.created_at,
+                                       s.model_calls.c.prompt_tokens, s.model_calls.c.completion_tokens).where(
+        *_in_task(s.model_calls.c.task_id, task_id)))).all()
+    series = [{"day": (first + dt.timedelta(days=n)).isoformat(), "verified": 0, "claimed": 0, "model_calls": 0}
+              for n in range(days)]
+    per_task: dict[str, dict[str, Any]] = {}
+
+    def of(tid: str | None) -> dict[str, Any]:
+        return per_task.setdefault(tid or "", {"task_id": tid, "title": "", "model_calls": 0, "tokens": 0,
+                                               "verified": 0, "claimed": 0})
+
+    for step in steps:
+        if since is None or (step.done_at or 0) >= since:
+            entry = of(step.task_id)
+            entry["claimed"] += 1
+            entry["verified"] += step.id in verified
+        index = bucket(step.done_at) if step.done_at and step.done_at >= start else None
+        if index is not None:
+            series[index]["claimed"] += 1
+            series[index]["verified"] += step.id in verified
+    for c in calls:
+        if since is None or c.created_at >= since:
+            entry = of(c.task_id)
+            entry["model_calls"] += 1
+            entry["tokens"] += (c.prompt_tokens or 0) + (c.completion_tokens or 0)
+        index = bucket(c.created_at) if c.created_at >= start else None
+        if index is not None:
+            series[index]["model_calls"] += 1
+    ids = [k for k in per_task if k]
+    titles = dict((await conn.execute(select(s.tasks.c.id, s.tasks.c.title).where(
+        s.tasks.c.id.in_(ids)))).all()) if ids else {}
+    kinds = dict((await conn.execute(select(s.tasks.c.id, s.tasks.c.kind).where(
+        s.tasks.c.id.in_(ids)))).all()) if ids else {}
+    for key, entry in per_task.items():
+        entry["title"] = "Main" if kinds.get(key) == "main" else titles.get(key) or key or "(no task)"
+    ranked = sorted(per_task.values(), key=lambda e: (-e["model_calls"], -e["claimed"], e["title"]))
+    return {"days": series, "tasks": ranked[:top]}

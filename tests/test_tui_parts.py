@@ -106,6 +106,33 @@ def test_no_default_key_is_tmux_prefix_and_ids_are_unique():
         assert "ctrl+b" not in key.key.split(","), key
 
 
+def test_no_two_keys_collide_where_both_work():
+    """Within one scope a key means one thing, and a key that works anywhere is bound nowhere else."""
+    def pressed(k: keys.Key) -> set[str]:
+        return set(k.key.split(","))
+
+    anywhere = [k for k in keys.KEYS if k.scope.startswith("Anywhere")]
+    for k in keys.KEYS:
+        for other in keys.KEYS:
+            if other is k:
+                continue
+            shared = pressed(k) & pressed(other)
+            if other in anywhere or k.scope == other.scope:
+                assert not shared, f"{k.id} and {other.id} both use {shared}"
+
+
+def test_the_memory_and_stats_views_are_in_the_help_and_key_table():
+    rows = {what: (where, pressed) for where, pressed, what in keys.help_rows()}
+    assert rows["What Lomo remembers (memory view)"] == ("Anywhere", "F2 / Ctrl+r")
+    assert rows["Forget (asks first)"] == ("The memory view", "f / Del")
+    assert "Stats: verified progress, model calls" in keys.markdown_table()
+
+
+def test_the_readme_carries_the_current_key_table():
+    assert keys.markdown_table() in (ROOT / "README.md").read_text(encoding="utf-8"), \
+        "paste keys.markdown_table() into README.md's Keys section"
+
+
 def test_keymap_from_config_reports_what_it_ignores():
     keymap, problems = keys.keymap_from_config({"keys": {"app.help": "f2", "nope": "f3", "app.quit": "ctrl+b",
                                                          "gate.approve": ""}})

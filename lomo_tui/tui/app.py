@@ -50,7 +50,7 @@ class LomoApp(Actions, App[int]):
     DEFAULT_MODE = "main"
     path_home: Path | None = None  # what "~" stands for in the header (None: the home folder)
     BINDINGS = keys.bindings("app.quit", "app.help", "app.palette", "app.new_task", "app.gates", "app.tree",
-                             "app.refresh")
+                             "app.refresh", "app.memory", "app.stats")
 
     def __init__(self, settings: Any, *, runtime: Any = None, start_workers: bool = True, seed: Seed | None = None,
                  clock: Clock | None = None, images: str | None = None, config_dir: Path | None = None,
@@ -261,6 +261,18 @@ class LomoApp(Actions, App[int]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.keymap))
+
+    async def action_memory(self) -> None:
+        from .screens.memory import MemoryScreen
+
+        if not isinstance(self.screen, MemoryScreen):
+            await self.push_screen(MemoryScreen())
+
+    async def action_stats(self) -> None:
+        from .screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            await self.push_screen(StatsScreen())
 
     async def action_new_task(self) -> None:
         from .screens.prompt import PromptScreen

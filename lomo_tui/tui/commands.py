@@ -1,5 +1,5 @@
 """Command palette (Ctrl+P): new task, open task, approve next gate, switch model, switch theme,
-open file, pause all, help."""
+open file, pause all, memory, stats, help."""
 from __future__ import annotations
 
 from functools import partial
@@ -40,6 +40,8 @@ class LomoCommands(Provider):
             ("New task…", app.action_new_task, "Create a persistent task by its title (no routing)"),
             ("Approve next gate", app.approve_next_gate, "Approve the oldest gate waiting for you (option 1)"),
             ("Pause all tasks", app.do_pause_all, "Pause every running or waiting task"),
+            ("Memory: what Lomo remembers", app.action_memory, "Each memory with its sources; edit, confirm, forget"),
+            ("Stats: verified progress and model calls", app.action_stats, "The figures of `lomo stats`, charted"),
             ("Help: keys", app.action_help, "Every key, and how to change them"),
         ]
         out += [(f"Open task: {t.title}", partial(app.open_task, t.id), f"{t.kind} · {t.status} · {t.id}")

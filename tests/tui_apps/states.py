@@ -117,7 +117,8 @@ async def seed_busy(rt: Any) -> None:
     claim = await L.claim(turn_id, OWNER)
     calls = [{"name": "read_file", "arguments": {"path": "storyboard.md"}},
              {"name": "write_file", "arguments": {"path": "posters/brief.md", "content": "...", "base_version": None}}]
-    await L.commit_decision(claim, 1, {"content": None, "tool_calls": calls}, [message_id], dict(CALL, cost=0.008))
+    await L.commit_decision(claim, 1, {"content": None, "tool_calls": calls}, [message_id],
+                            dict(CALL, cost=0.008, cache_write_tokens=100))  # the stable prefix, written once
     await L.start_call(claim, 1, 0, "read_file", calls[0]["arguments"], "read")
     read = await ws.read("storyboard.md", "task-poster")
     await L.finish_call(claim, 1, 0, "done", {"path": "storyboard.md", "version": read["version"]}, ran=True,
@@ -128,7 +129,7 @@ async def seed_busy(rt: Any) -> None:
     await L.finish_call(claim, 1, 1, "done", wrote, ran=True, last_in_step=True, name="write_file",
                         tool_message="{}")
     await L.commit_decision(claim, 2, {"content": "Brief drafted in posters/brief.md. Shall I start the first "
-                                                  "poster?", "tool_calls": []}, [], dict(CALL, cost=0.004),
+                                                  "poster?", "tool_calls": []}, [], dict(CALL, cost=0.004, cached_tokens=100),
                             finish="idle")
     from lomo_tui.tasks import checklist
 
@@ -218,8 +219,79 @@ async def seed_history(rt: Any, count: int = 10_000) -> None:
             await conn.execute(s.messages.insert(), rows[start:start + 2000])
 
 
+async def seed_memory(rt: Any) -> None:
+    """What a creator told Lomo over a few days: a refined preference, a rule, a fact they confirmed in the view,
+    a project constraint, and a style Lomo inferred from repeated requests (all through `Runtime.send`)."""
+    from lomo_tui.memory.actions import confirm_memory
+    from lomo_tui.memory.listing import memory_rows
+
+    await rt.ledger.main_task_id()
+    await rt.ledger.create_task("Poster series", task_id="task-poster")
+    for words in ("make a cat in watercolour style", "make a city in watercolour style",
+                  "make a robot in watercolour style"):
+        await rt.send(words, None)
+        await asyncio.sleep(0.002)
+    for words, task_id in (("For this project always use A3 portrait.", "task-poster"),
+                           ("Our brand colour is teal.", None), ("Never put text over faces.", "task-poster"),
+                           ("I usually like muted, low-saturation colours.", None),
+                           ("Also with a soft cream accent.", None)):
+        await rt.send(words, task_id)
+        await asyncio.sleep(0.002)  # distinct timestamps keep the order stable
+    async with rt.db.read() as conn:
+        brand = next(r["id"] for r in await memory_rows(conn) if "teal" in r["text"])
+    await confirm_memory(rt.db, brand)
+
+
+async def seed_stats(rt: Any) -> None:
+    """Two weeks of work: model calls per day on three tasks (most read from the prompt cache), completed shots
+    of which the creator approved some (verified), a spend gate the creator rejected (an unsafe action stopped)."""
+    from sqlalchemy import insert, update
+
+    from lomo_tui.governance.gates import open_gate, resolve_gate
+    from lomo_tui.store import schema as s
+    from lomo_tui.tasks import checklist
+
+    main = await rt.ledger.main_task_id()
+    for task_id, title in (("task-poster", "Poster series"), ("task-trailer", "Trailer cut"),
+                           ("task-cat", "Cat picture")):
+        await rt.ledger.create_task(title, task_id=task_id)
+    now = time.time()
+    # (days ago, model calls on the posters, on the trailer, a shot completed, approved by the creator)
+    pattern = [(13, 2, 0, 0, 0), (11, 4, 1, 1, 1), (10, 1, 0, 0, 0), (8, 6, 2, 1, 1), (7, 3, 1, 1, 0),
+               (5, 2, 0, 0, 0), (3, 5, 2, 1, 1), (2, 1, 1, 1, 1), (1, 4, 0, 1, 0), (0, 3, 1, 1, 1)]
+    calls = [dict(task_id=task_id, model="lomo/local", prompt_tokens=900, completion_tokens=120,
+                  cached_tokens=0 if n == 0 else 760, cache_write_tokens=760 if n == 0 else 0,
+                  created_at=now - days_ago * 86400 - n)
+             for days_ago, posters, trailer, _, _ in pattern
+             for task_id, count in (("task-poster", posters), ("task-trailer", trailer)) for n in range(count)]
+    calls += [dict(task_id=task_id, model="lomo/local", prompt_tokens=300, completion_tokens=40, cached_tokens=0,
+                   cache_write_tokens=0, created_at=now - 60)
+              for task_id in (main, "task-cat", "task-cat")]
+    approvals = []
+    async with rt.db.write() as conn:
+        await conn.execute(insert(s.model_calls), calls)
+        shots = [p for p in pattern if p[3]]
+        steps = await checklist.revise(conn, "task-trailer", [{"title": f"Shot {n + 1}"} for n in range(len(shots))])
+        for step, (days_ago, _, _, _, approved) in zip(steps, shots):
+            await checklist.complete(conn, step.id, evidence="claimed")
+            if approved:  # the creator approved the shot: a verified transition
+                gate = await open_gate(conn, task_id="task-trailer", kind="question", question=f"{step.title} ok?",
+                                       options=["Yes"], dedupe_key=f"seed-{step.id}", scope={"checklist_item": step.id})
+                approvals.append((gate.id, True))
+        gate = await open_gate(conn, task_id="task-poster", kind="spend", question="Generate 6 posters at 0.40?",
+                               options=["Approve 2.40 credits"], dedupe_key="seed-spend", scope={})
+        approvals.append((gate.id, False))
+    for gate_id, approve in approvals:
+        await resolve_gate(rt.db, gate_id, approve=approve, by="creator:seed")
+    async with rt.db.write() as conn:  # when each shot was done
+        for step, (days_ago, *_) in zip(steps, shots):
+            await conn.execute(update(s.checklist).where(s.checklist.c.id == step.id).values(
+                done_at=now - days_ago * 86400))
+
+
 STATES: dict[str, Callable[[Any], Awaitable[None]]] = {"empty": seed_empty, "busy": seed_busy,
-                                                       "history": seed_history}
+                                                       "history": seed_history, "memory": seed_memory,
+                                                       "stats": seed_stats}
 
 
 def make_app(tmp: Path, state: str = "busy", *, theme: str | None = None, **file: Any) -> LomoApp:
@@ -295,4 +367,9 @@ SCENES = (
     Scene("theme-light", "busy", theme="lomo-light"),
     Scene("theme-high-contrast", "busy", theme="lomo-high-contrast"),
     Scene("help", "empty", keys=("f1",)),
+    Scene("memory-view", "memory", keys=("f2",)),
+    Scene("memory-view-80x24", "memory", size=(80, 24), keys=("f2", "down", "down")),
+    Scene("memory-forget-asks", "memory", keys=("f2", "f")),
+    Scene("stats-view", "stats", keys=("f3",)),
+    Scene("stats-view-80x24", "stats", size=(80, 24), keys=("f3",)),
 )

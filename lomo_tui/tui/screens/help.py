@@ -21,6 +21,10 @@ input; stop, archive and reject ask first.
 **Gates** wait for you in the right pane (Ctrl+G), and in a task's own view: **a** approves, **r**
 rejects (after asking), **1–9** picks an option. Nothing is spent or deleted without that key press.
 
+**Memory** (F2) lists what Lomo remembers about you, each with the words of yours it stands on:
+**e** edits one in your words, **c** confirms it, **f** forgets it after listing what goes.
+**Stats** (F3) counts how the work went, from the ledgers.
+
 **"→ sent to …"** under your message says which task Lomo handed it to; **not this task** takes it
 back and asks where it goes.
 

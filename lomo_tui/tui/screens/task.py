@@ -44,6 +44,18 @@ def title_line(card: views.Card, currency: str = "credits") -> Content:
     return Content("\n").join([line, *extra])
 
 
+def cache_line(usage: dict[str, Any]) -> Content | None:
+    """The task's model calls and prompt cache (issue #13): prompt tokens, read from the cache, written to it."""
+    if not usage.get("calls"):
+        return None
+    share = usage.get("cache_read_share")
+    calls = usage["calls"]
+    line = text("stats.cache_line", prompt=f"{usage['prompt_tokens']:,}", read=f"{usage['cache_read_tokens']:,}",
+                share=f" ({share:.0%})" if share is not None else "", write=f"{usage['cache_write_tokens']:,}")
+    return Content.from_markup("[$text-muted]$t[/]", t=text(
+        "stats.task_cache", calls=f"{calls} model call" + ("" if calls == 1 else "s"), line=line))
+
+
 class TaskScreen(Screen):
     CSS_PATH = Path(__file__).with_name("task.tcss")
     BINDINGS = keys.bindings("task.back")
@@ -53,6 +65,7 @@ class TaskScreen(Screen):
         super().__init__()
         self.task_id = task_id
         self.detail: views.TaskDetail | None = None
+        self.usage: dict[str, Any] = {}
         self.loaded = False
 
     def compose(self) -> ComposeResult:
@@ -114,9 +127,15 @@ class TaskScreen(Screen):
             app.pop_screen()
             return
         page = await views.load_stream(app.session.db, self.task_id, limit=PAGE, with_cards=False)
+        from ...context.usage import cache_usage
+
+        async with app.session.db.read() as conn:
+            self.usage = await cache_usage(conn, self.task_id)
         self.detail = detail
         card = detail.card
-        self.query_one("#task-title", Static).update(title_line(card, app.currency))
+        cache = cache_line(self.usage)
+        title = title_line(card, app.currency)
+        self.query_one("#task-title", Static).update(title if cache is None else Content("\n").join([title, cache]))
         composer = self.query_one(Composer)
         composer.target_title = card.title
         brief = detail.brief or detail.goal or "_No brief yet: tell the task what you want below._"

@@ -113,8 +113,9 @@ class Composer(Horizontal):
             self.task_id = task_id
 
     def __init__(self, placeholder: str | None = None, *, task_id: str | None = None,
-                 title: str = "Main", fixed: bool = False, **kwargs: Any) -> None:
+                 title: str = "Main", fixed: bool = False, away_hint: str = "Esc: type here", **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.away_hint = away_hint  # what the label says while the focus is elsewhere
         self.placeholder = placeholder or text("composer.placeholder")
         self.task_id = task_id
         self.fixed = fixed  # a task view's composer always talks to its task
@@ -128,7 +129,7 @@ class Composer(Horizontal):
 
     def _label(self) -> Content:
         if self.away:
-            return Content.from_markup("→ $title [i](Esc: type here)[/]", title=self.target_title)
+            return Content.from_markup("→ $title [i]($hint)[/]", title=self.target_title, hint=self.away_hint)
         return Content.from_markup("→ $title", title=self.target_title)
 
     def watch_target_title(self) -> None:
