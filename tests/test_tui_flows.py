@@ -4,7 +4,6 @@ Synchronisation is by `wait_until(pilot, predicate)`, never by bare sleeps.
 """
 from __future__ import annotations
 
-import time
 
 from lomo_tui.store import schema as s
 from lomo_tui.tui.screens.help import HelpScreen
@@ -133,27 +132,24 @@ async def test_a_file_changed_on_disk_shows_its_version_and_mark(tmp_path):
         assert "v2" in label
 
 
-async def test_ten_thousand_messages_stay_windowed_and_scroll_fast(tmp_path):
+async def test_ten_thousand_messages_stay_windowed_while_scrolling(tmp_path):
+    """Only a page of the history is mounted, and scrolling does not mount more until asked (ctrl+u).
+    How fast it scrolls is measured in bench/, not asserted here."""
     app = make_app(tmp_path, "history")
-    started = time.monotonic()
     async with app.run_test(size=SIZE) as pilot:
         await until_ready(pilot)
-        boot = time.monotonic() - started
         stream = app.screen.query_one(StreamView)
         assert stream.mounted_rows == PAGE and stream.earlier == 10_000 - PAGE
         stream.focus()
-        app.animation_level = "none"  # time the work, not the smooth-scroll animation
-        t0 = time.monotonic()
+        app.animation_level = "none"
         for _ in range(20):
             await pilot.press("pageup")
         await pilot.press("end")
         await pilot.pause()
-        per_key = (time.monotonic() - t0) / 21
+        assert stream.mounted_rows == PAGE and stream.earlier == 10_000 - PAGE
         await pilot.press("ctrl+u")
         await wait_until(pilot, lambda: stream.mounted_rows == 2 * PAGE, what="an earlier page")
         assert stream.earlier == 10_000 - 2 * PAGE
-        assert per_key < 0.15, f"{per_key * 1000:.0f} ms per scroll key"
-        assert boot < 8, f"took {boot:.1f} s to show 10,000 messages"
 
 
 async def test_an_error_is_a_notification_that_says_what_to_do(tmp_path):
