@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import re
-import statistics
 import string
 import time
 from pathlib import Path
@@ -247,18 +246,6 @@ def test_classify_never_fails(text: str) -> None:
     assert intent.language in LANGS
     make_brief(text, intent)
     make_checklist(intent)
-
-
-def test_classify_is_fast_after_warm_up() -> None:
-    texts = [c[0] for c in CASES]
-    for text in texts:
-        classify(text)
-    timings = []
-    for text in texts:
-        start = time.perf_counter()
-        classify(text)
-        timings.append(time.perf_counter() - start)
-    assert statistics.median(timings) < 0.003  # typically ~0.3 ms; a regex compiled per call is ~40 ms
 
 
 PATHOLOGICAL = {"dashes": "a-" * 5000, "letters": "a" * 10000, "dots": "a." * 3000, "particles": "的" * 5000 + "x",
