@@ -18,6 +18,7 @@ from typing import Any
 
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
 from .local_nlu import classify, detect_language, find_reference, make_brief, make_checklist, phrase
+from .nlu.plan import is_regenerate, shot_change, shot_named
 
 GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
 PARALLEL = frozenset(GENERATE.values())
@@ -115,6 +116,10 @@ class Planner:
                 return self.status()
             if self.hints.get("task_kind") == "persistent" and not self.steps and "update_plan" in self.tools:
                 return self.plan(" ".join(self.new))
+            graph = self.production_graph()
+            shot = shot_named(" ".join(self.new), self.lang) if graph else None
+            if graph and shot is not None:
+                return self.revise_shot(" ".join(self.new), graph, shot)
             if intent.act == "revise" or (self.steps and intent.act in ("goal", "one_shot")):
                 return self.revise(" ".join(self.new), intent)
             if self.hints.get("task_kind") == "lightweight":
@@ -170,10 +175,13 @@ class Planner:
                                                   "evidence": f"the creator chose: {answered[-1]['data']['answer']}"})
             options = args.get("options") or self.hints.get("flow_files") or [phrase("opt_pick_file", self.lang)]
             return ToolCall("ask_user", {"question": args.get("question", step["title"]), "options": options})
-        if tool in ("write_file", "read_flow"):
+        if tool in ("write_file", "read_flow", "plan_production", "run_production"):
             done = [r for r in self.results if r["name"] == tool and "error" not in r["data"]]
             if done:
-                path = done[-1]["data"].get("path")
+                path = done[-1]["data"].get("film" if tool == "run_production" else "path")
+                if tool in ("plan_production", "run_production"):
+                    return ToolCall("complete_step", {"step": step["id"], "evidence": f"{tool} {path}",
+                                                      "artifacts": [path] if path else []})
                 return ToolCall("complete_step", {"step": step["id"], "evidence": f"{tool} {path}",
                                                   "artifacts": [path] if tool == "write_file" and path else []})
         if tool == "edit_flow_nodes":
@@ -221,6 +229,8 @@ class Planner:
 
     def flow_edits(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn the checklist's edit descriptions into node patches against the flow just read."""
+        if isinstance(args.get("edits"), dict):  # already node patches (a production graph's shot)
+            return args
         nodes = next((r["data"].get("nodes") for r in reversed(self.results) if r["name"] == "read_flow"), None) or []
         patches: dict[str, Any] = {}
         for edit in args.get("edits") or []:
@@ -231,6 +241,34 @@ class Planner:
             if node is not None:
                 patches[node["id"]] = {"style": ", ".join(edit.get("style") or []) or edit.get("change", "")}
         return dict(args, edits=patches)
+
+    # ---- production graphs ------------------------------------------------------------------------------------
+    def production_graph(self) -> str | None:
+        """The task's production graph, if its plan runs one."""
+        return next((s["args"]["path"] for s in reversed(self.steps) if s.get("tool") == "run_production"
+                     and isinstance(s.get("args"), dict) and s["args"].get("path")), None)
+
+    def revise_shot(self, text: str, graph: str, shot: int) -> ModelReply:
+        """"change shot 2 to …" edits that shot's key frame node (its direction); "regenerate shot 2 only" makes
+        its clip node again (a new take). Either way the graph then runs, and only the nodes that changed (and the
+        cut) are made again."""
+        change = None if is_regenerate(text, self.lang) else shot_change(text, self.lang)
+        if change:
+            edits = {f"shot{shot}_frame": {"direction": change}}
+            title = phrase("step_shot_change", self.lang, n=shot)
+        else:
+            edits = {f"shot{shot}": {"take": len(self.steps) + 1}}
+            title = phrase("step_shot_redo", self.lang, n=shot)
+        kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
+                 "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
+        kept += [{"title": f"{title}: {phrase('step_read_flow', self.lang)}", "tool": "read_flow",
+                  "args": {"path": graph}},
+                 {"title": title, "tool": "edit_flow_nodes",
+                  "args": {"path": graph, "edits": edits, "base_version": "$version"}},
+                 {"title": f"{title}: {phrase('step_run_graph', self.lang, shots=1, seconds='…')}",
+                  "tool": "run_production", "args": {"path": graph}}]
+        return ModelReply(content=phrase("generating", self.lang, what=title),
+                          tool_calls=[ToolCall("update_plan", {"steps": kept})])
 
     # ---- revisions, one-shots, answers -----------------------------------------------------------------
     def revise(self, text: str, intent: Any) -> ModelReply:

@@ -612,6 +612,10 @@ class Ledger:
         if kind == "job":
             status = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == ref))).scalar()
             return status not in ("submitting", "queued", "running")
+        if kind == "any" and turn.wait_refs:  # a production graph: the first of its jobs to settle
+            statuses = (await conn.execute(select(s.jobs.c.status).where(
+                s.jobs.c.id.in_([w["ref"] for w in turn.wait_refs])))).scalars().all()
+            return any(status not in ("submitting", "queued", "running") for status in statuses)
         if kind == "step" and turn.wait_refs:  # every gate answered and every job settled
             for wait in turn.wait_refs:
                 table = s.gates if wait["kind"] == "gate" else s.jobs
