@@ -120,6 +120,8 @@ class Planner:
             shot = shot_named(" ".join(self.new), self.lang) if graph else None
             if graph and shot is not None:
                 return self.revise_shot(" ".join(self.new), graph, shot)
+            if graph and intent.act not in ("greeting", "thanks", "help", "question", "status"):
+                return self.rerun_graph(graph)
             if intent.act == "revise" or (self.steps and intent.act in ("goal", "one_shot")):
                 return self.revise(" ".join(self.new), intent)
             if self.hints.get("task_kind") == "lightweight":
@@ -207,7 +209,7 @@ class Planner:
             "$prev": previous[-1]["artifacts"][0] if previous else (artifacts[0] if artifacts else None),
             "$source": self.source(given),
             "$version": next((r["data"].get("version") for r in reversed(self.results)
-                              if r["name"] == "read_flow"), None),
+                              if r["name"] == "read_flow"), None) or self.read_version(),
         }
 
         def fill(value: Any) -> Any:
@@ -220,6 +222,18 @@ class Planner:
             return value
 
         return fill(args)
+
+    def read_version(self) -> int | None:
+        """The version the latest read_flow in the history returned (its step may be a few steps back)."""
+        names = {c["id"]: c["function"]["name"] for m in self.request.messages if m["role"] == "assistant"
+                 for c in m.get("tool_calls") or []}
+        for message in reversed(self.request.messages):
+            if message["role"] == "tool" and names.get(message.get("tool_call_id")) == "read_flow":
+                try:
+                    return json.loads(message.get("content") or "{}").get("version")
+                except (json.JSONDecodeError, AttributeError):
+                    return None
+        return None
 
     def source(self, given: list[str]) -> str | None:
         images = self.hints.get("recent_images") or []
@@ -248,6 +262,16 @@ class Planner:
         return next((s["args"]["path"] for s in reversed(self.steps) if s.get("tool") == "run_production"
                      and isinstance(s.get("args"), dict) and s["args"].get("path")), None)
 
+    def rerun_graph(self, graph: str) -> ModelReply:
+        """Any other change to a film ("the character changed, update the film"): run its graph again, which
+        asks once for the stale nodes and makes only those."""
+        kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
+                 "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
+        title = phrase("step_update_film", self.lang)
+        kept.append({"title": title, "tool": "run_production", "args": {"path": graph}})
+        return ModelReply(content=phrase("generating", self.lang, what=title),
+                          tool_calls=[ToolCall("update_plan", {"steps": kept})])
+
     def revise_shot(self, text: str, graph: str, shot: int) -> ModelReply:
         """"change shot 2 to …" edits that shot's key frame node (its direction); "regenerate shot 2 only" makes
         its clip node again (a new take). Either way the graph then runs, and only the nodes that changed (and the
@@ -265,7 +289,7 @@ class Planner:
                   "args": {"path": graph}},
                  {"title": title, "tool": "edit_flow_nodes",
                   "args": {"path": graph, "edits": edits, "base_version": "$version"}},
-                 {"title": f"{title}: {phrase('step_run_graph', self.lang, shots=1, seconds='…')}",
+                 {"title": f"{title}: {phrase('step_update_film', self.lang)}",
                   "tool": "run_production", "args": {"path": graph}}]
         return ModelReply(content=phrase("generating", self.lang, what=title),
                           tool_calls=[ToolCall("update_plan", {"steps": kept})])

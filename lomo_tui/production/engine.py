@@ -323,6 +323,7 @@ class Engine:
             written = await self.rt.workspace.write_bytes(target, film.data, base, self.ctx.task_id, key)
             already = written["path"]
         runs = (st.record.runs if st.record else 0) + (0 if st.record and st.record.key == st.key else 1)
+        self.rt.faults.hit("after_node_made")
         async with self.rt.ledger.fenced(self.ctx.claim) as conn:
             await _upsert(conn, self.ws, self.path, st.id, st.type, key=st.key, status="done", artifact=already,
                           runs=runs, error=None, task_id=self.ctx.task_id)

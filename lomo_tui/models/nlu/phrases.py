@@ -272,6 +272,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "en": "Make the film ({shots} shots, {seconds} s)", "zh": "制作短片（{shots} 个镜头，{seconds} 秒）",
         "ja": "映像を作る（{shots} カット、{seconds} 秒）", "ru": "Снять фильм ({shots} кадров, {seconds} с)",
     },
+    "step_update_film": {
+        "en": "Update the film (only what changed)", "zh": "更新短片（只重做改动的部分）",
+        "ja": "映像を更新する（変わった所だけ）", "ru": "Обновить фильм (только изменённое)",
+    },
     "step_shot_change": {
         "en": "Change shot {n}", "zh": "修改镜头 {n}", "ja": "カット {n} を変える", "ru": "Изменить кадр {n}",
     },
