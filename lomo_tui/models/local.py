@@ -17,8 +17,10 @@ import re
 from typing import Any
 
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
-from .local_nlu import classify, detect_language, find_reference, make_brief, make_checklist, phrase
-from .nlu.plan import is_regenerate, shot_change, shot_named
+from .local_nlu import (
+    classify, detect_language, find_reference, is_regenerate, make_brief, make_checklist, phrase, shot_change,
+    shot_named,
+)
 
 GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
 PARALLEL = frozenset(GENERATE.values())

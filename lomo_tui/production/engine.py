@@ -149,7 +149,7 @@ class Engine:
                 values = dict(status="failed", error=job.error or f"the job {job.status}")
             else:
                 continue
-            async with self.rt.db.write() as conn:
+            async with self.rt.db.write(durable=False) as conn:  # derived from the job row: redone after a crash
                 await _upsert(conn, self.ws, self.path, st.id, st.type, **values)
             changed = True
         return changed
@@ -243,7 +243,7 @@ class Engine:
             return Progress(graph, states, gate=gate.id)
         if gate.status != "approved":
             return Progress(graph, states, gate=gate.id, declined=True)
-        async with self.rt.db.write() as conn:
+        async with self.rt.db.write(durable=False) as conn:  # derived from the answered card: redone after a crash
             for node_id in (gate.scope or {}).get("nodes", []):
                 if node_id in states:
                     await _upsert(conn, self.ws, self.path, node_id, states[node_id].type, approved=gate.id,

@@ -57,12 +57,23 @@ def node_key(graph_path: str, node_id: str, type_: str, params: Mapping[str, Any
     return digest_text(json.dumps(body, sort_keys=True, ensure_ascii=False, default=str))
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, mtime_ns, size) → digest: a file is hashed once per change
+_DIGESTS_MAX = 4096
+
+
 def _file_digest(root: Path, rel: str | None, cache: dict[str, str | None]) -> str | None:
     if not rel:
         return None
     if rel not in cache:
+        path = root / rel
         try:
-            cache[rel] = digest_bytes((root / rel).read_bytes())
+            stat = path.stat()
+            seen = (str(path), stat.st_mtime_ns, stat.st_size)
+            if seen not in _DIGESTS:
+                if len(_DIGESTS) >= _DIGESTS_MAX:
+                    _DIGESTS.clear()
+                _DIGESTS[seen] = digest_bytes(path.read_bytes())
+            cache[rel] = _DIGESTS[seen]
         except OSError:
             cache[rel] = None
     return cache[rel]
