@@ -277,3 +277,37 @@ def test_sigkill_during_a_graph_run_then_restart_makes_each_node_once_and_charge
     [film] = [o for o in state["objects"] if o["path"] == "film/film.mp4"]
     assert film["version"] == 1  # the cut was written once
     assert _probe(lomo.workspace / "film" / "film.mp4")["frames"] == 3.5 * CLIP_FPS
+
+
+# ---- the task view's graph list ------------------------------------------------------------------------------------
+async def test_the_graph_list_shows_each_node_and_its_keys_edit_the_flow_as_the_creator(tmp_path: Path) -> None:
+    from textual.app import App, ComposeResult
+
+    from lomo_tui.tui.widgets.graph import GraphList
+
+    graph = _graph(tmp_path)
+    (tmp_path / "film.flow.json").write_text(dump_flow(graph.flow))
+    nodes = [{"id": i, "type": graph.node(i).type, "state": "stale" if i.startswith("shot2") else "done",
+              "key": "ab" * 8, "result": None, "runs": 1} for i in graph.order]
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield GraphList(tmp_path, id="graph")
+
+    app = One()
+    async with app.run_test() as pilot:
+        widget = app.query_one(GraphList)
+        widget.show([{"path": "film.flow.json", "nodes": nodes}])
+        assert widget.option_count == len(graph.order)
+        assert "stale" in str(widget.get_option_at_index(graph.order.index("shot2")).prompt)
+        widget.focus()
+        widget.highlighted = graph.order.index("shot2")
+        await pilot.press("r")
+        await pilot.press("s")
+        await pilot.pause()
+    node = parse_flow((tmp_path / "film.flow.json").read_text()).node("shot2")
+    assert node.params["take"] == 2 and node.params["skip"] is True
+    records = _all_done(tmp_path, graph)
+    states = evaluate(as_graph(parse_flow((tmp_path / "film.flow.json").read_text())), records, tmp_path,
+                      "film.flow.json")
+    assert states["shot2"].state == "skipped" and states["cut"].state == "stale"
