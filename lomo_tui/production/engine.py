@@ -88,6 +88,7 @@ class Engine:
         self.ws = self.rt.studio.workspace_key
         configured = self.rt.settings.value("production.concurrency")
         self.limit = max(1, int(limit or configured or DEFAULT_LIMIT))
+        self._placed: list[str] = []
 
     async def records(self) -> dict[str, Any]:
         return await load_records(self.rt.db, self.ws, self.path)
@@ -107,10 +108,11 @@ class Engine:
             if card:  # approvals recorded: read them back
                 continue
             placed = await self._order(graph, states)
-            if placed:
-                ran += placed
-                continue
+            ran += placed
             made = await self._make_local(graph, states)
+            if made is None and placed:  # what was ordered is in flight now: no need to read it all back
+                running = [st.record.job_id for st in states.values() if st.state == "running" and st.record]
+                return Progress(graph, states, jobs=running + self._placed, ran=ran)
             if made is not None:
                 if isinstance(made, Progress):
                     made.ran = ran
@@ -288,6 +290,7 @@ class Engine:
         for _, job_id in placed:
             self.rt.faults.hit("after_node_ordered")
             await self.rt.studio.send(job_id)
+        self._placed = [job_id for _, job_id in placed]
         return [node_id for node_id, _ in placed]
 
     # ---- local nodes --------------------------------------------------------------------------------------------

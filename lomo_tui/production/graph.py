@@ -50,11 +50,18 @@ class Graph:
     flow: Flow
     order: tuple[str, ...]
     inputs: dict[str, tuple[Edge, ...]]
+    ports: dict[str, tuple[tuple[str, str, str], ...]]  # per node: (source node, its port, this node's port)
 
     def node(self, node_id: str) -> Node:
-        found = self.flow.node(node_id)
-        assert found is not None
-        return found
+        return self._nodes[node_id]
+
+    @property
+    def _nodes(self) -> dict[str, Node]:
+        cached = self.__dict__.get("_by_id")
+        if cached is None:
+            cached = {n.id: n for n in self.flow.nodes}
+            object.__setattr__(self, "_by_id", cached)
+        return cached
 
     def dependents(self, node_id: str) -> set[str]:
         """Every node downstream of NODE_ID."""
@@ -87,7 +94,9 @@ def as_graph(flow: Flow) -> Graph:
         order += ready
         placed.update(ready)
         remaining = [i for i in remaining if i not in placed]
-    return Graph(flow, tuple(order), {k: tuple(v) for k, v in inputs.items()})
+    ports = {k: tuple((e.source_node, e.source.split(".", 1)[1], e.target.split(".", 1)[1]) for e in v)
+             for k, v in inputs.items()}
+    return Graph(flow, tuple(order), {k: tuple(v) for k, v in inputs.items()}, ports)
 
 
 # ---- storyboards ----------------------------------------------------------------------------------------------

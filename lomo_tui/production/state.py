@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -65,14 +66,15 @@ def _file_digest(root: Path, rel: str | None, cache: dict[str, str | None]) -> s
     if not rel:
         return None
     if rel not in cache:
-        path = root / rel
+        path = os.path.join(root, rel)
         try:
-            stat = path.stat()
-            seen = (str(path), stat.st_mtime_ns, stat.st_size)
+            stat = os.stat(path)
+            seen = (path, stat.st_mtime_ns, stat.st_size)
             if seen not in _DIGESTS:
                 if len(_DIGESTS) >= _DIGESTS_MAX:
                     _DIGESTS.clear()
-                _DIGESTS[seen] = digest_bytes(path.read_bytes())
+                with open(path, "rb") as fh:
+                    _DIGESTS[seen] = digest_bytes(fh.read())
             cache[rel] = _DIGESTS[seen]
         except OSError:
             cache[rel] = None
@@ -111,13 +113,13 @@ def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: s
             continue
         inputs: dict[str, Value] = {}
         missing = False
-        for edge in graph.inputs[node_id]:
-            upstream = states[edge.source_node]
-            port = edge.target.split(".", 1)[1]
-            value = upstream.outputs.get(edge.source.split(".", 1)[1]) if upstream.state in ("done", "skipped") \
-                else None
-            if value is None and upstream.state in ("done", "skipped") and upstream.outputs:
-                value = next(iter(upstream.outputs.values())) if upstream.type not in SOURCES else None
+        for source, out_port, port in graph.ports[node_id]:
+            upstream = states[source]
+            value = None
+            if upstream.state in ("done", "skipped"):
+                value = upstream.outputs.get(out_port)
+                if value is None and upstream.type not in SOURCES and upstream.outputs:
+                    value = next(iter(upstream.outputs.values()))  # a made node has one result, by any port name
             if value is None:
                 missing = True
             else:
