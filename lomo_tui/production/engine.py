@@ -99,9 +99,10 @@ class Engine:
         graph = as_graph(parse_flow(read["content"]))
         ran: list[str] = []
         for _ in range(4 * len(graph.order) + 8):  # every pass settles, approves, orders or makes something
-            states = evaluate(graph, await self.records(), self.root, self.path)
-            if await self._settle(graph, states):
-                continue
+            records = await self.records()
+            if await self._settle(records):  # finished jobs first: one evaluation per pass sees them
+                records = await self.records()
+            states = evaluate(graph, records, self.root, self.path)
             card = await self._authorise(graph, states)
             if isinstance(card, Progress):
                 return card
@@ -133,14 +134,13 @@ class Engine:
         raise RuntimeError("the production graph did not settle")  # a defect: each pass must move something
 
     # ---- jobs in flight -------------------------------------------------------------------------------------
-    async def _settle(self, graph: Graph, states: dict[str, NodeState]) -> bool:
+    async def _settle(self, records: dict[str, Any]) -> bool:
         """Record the jobs that finished; resend a job a crash left unsent (the embedded studio died with the
         process that placed it, so nothing of it exists). True when a record changed."""
         changed = False
         studio = self.rt.studio
-        for st in states.values():
-            record = st.record
-            if record is None or record.status != "running" or not record.job_id:
+        for record in records.values():
+            if record.status != "running" or not record.job_id:
                 continue
             job = await studio.job(record.job_id)
             if job.status == "submitting" and job.provider_job_id is None and studio.provider.local:
@@ -152,7 +152,7 @@ class Engine:
             else:
                 continue
             async with self.rt.db.write(durable=False) as conn:  # derived from the job row: redone after a crash
-                await _upsert(conn, self.ws, self.path, st.id, st.type, **values)
+                await _upsert(conn, self.ws, self.path, record.node_id, record.type, **values)
             changed = True
         return changed
 
