@@ -311,3 +311,40 @@ async def test_the_graph_list_shows_each_node_and_its_keys_edit_the_flow_as_the_
     states = evaluate(as_graph(parse_flow((tmp_path / "film.flow.json").read_text())), records, tmp_path,
                       "film.flow.json")
     assert states["shot2"].state == "skipped" and states["cut"].state == "stale"
+
+
+async def test_a_hand_written_flow_with_a_review_waits_for_the_creator_and_then_cuts(lomo: LomoEnv) -> None:
+    _config(lomo)
+    flow = Flow(
+        nodes=(Node("hero", "character_sheet", {"prompt": "a red fox, full figure", "size": "square",
+                                                  "output": "hand/hero.png"}),
+               Node("look", "review", {"question": "Is the fox right?"}),
+               Node("frame", "key_frame", {"prompt": "the fox in deep snow", "output": "hand/frame.png"}),
+               Node("clip", "shot_clip", {"seconds": 1, "prompt": "the fox trots", "output": "hand/clip.mp4"}),
+               Node("cut", "assembly", {"output": "hand/cut.mp4"})),
+        edges=(Edge("hero.image", "look.sheet"), Edge("look.ok", "frame.hold"), Edge("hero.image", "frame.character"),
+               Edge("frame.image", "clip.key_frame"), Edge("clip.clip", "cut.clip1")))
+    (lomo.workspace / "hand.flow.json").write_text(dump_flow(flow))
+    run = {"name": "run_production", "arguments": {"path": "hand.flow.json"}}
+    lomo.replay({"content": None, "tool_calls": [run]}, {"content": "done", "tool_calls": []})
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Hand-made graph")
+        await rt.send("run my graph", task)
+        assert await rt.run_until_quiescent(120)
+        [card] = await _approve_all(rt)
+        assert card.kind == "spend" and "3 generations" in card.question
+        assert await rt.run_until_quiescent(120)
+        [review] = await _approve_all(rt)  # the checkpoint: nothing after it is made before the creator says so
+        assert review.question == "Is the fox right?"
+        assert [j.kind for j in await _rows(rt, s.jobs)] == ["image"]
+        assert await rt.run_until_quiescent(120)
+        assert not rt.errors, rt.errors
+        assert Counter(j.kind for j in await _rows(rt, s.jobs)) == {"image": 2, "video": 1}
+        assert _probe(lomo.workspace / "hand" / "cut.mp4")["frames"] == CLIP_FPS
+        [state] = await graph_states(rt.db, task)
+        assert {n["id"]: n["state"] for n in state["nodes"]} == dict.fromkeys(("hero", "look", "frame", "clip",
+                                                                                "cut"), "done")
+    finally:
+        await rt.close()

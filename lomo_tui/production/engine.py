@@ -336,7 +336,7 @@ class Engine:
             return (await conn.execute(select(s.objects.c.version).where(
                 s.objects.c.path == rel, s.objects.c.deleted.is_(False)))).scalar()
 
-    async def _review(self, graph: Graph, states: dict[str, NodeState], st: NodeState) -> Progress | None:
+    async def _review(self, graph: Graph, states: dict[str, NodeState], st: NodeState) -> Progress | str:
         node = graph.node(st.id)
         dedupe = f"review:{self.ctx.task_id}:{(st.key or '')[:32]}"
         question = str(node.params.get("question") or f"Review {node.label or st.id} before the graph goes on?")
@@ -350,4 +350,4 @@ class Engine:
             status = "done" if gate.status == "approved" else "declined"
             await _upsert(conn, self.ws, self.path, st.id, st.type, key=st.key, status=status, task_id=self.ctx.task_id,
                           error=None if status == "done" else "the creator stopped the graph at this review")
-        return None
+        return st.id
