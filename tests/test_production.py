@@ -348,3 +348,36 @@ async def test_a_hand_written_flow_with_a_review_waits_for_the_creator_and_then_
                                                                                 "cut"), "done")
     finally:
         await rt.close()
+
+
+async def test_the_tree_marks_a_stale_result_and_an_old_database_reads_as_no_graph(lomo: LomoEnv) -> None:
+    from lomo_tui import views
+    from lomo_tui.production.engine import _upsert
+    from lomo_tui.production.report import stale_results
+    from lomo_tui.store.engine import Database
+
+    graph = _graph(lomo.workspace)
+    (lomo.workspace / "film.flow.json").write_text(dump_flow(graph.flow))
+    records = _all_done(lomo.workspace, graph)
+    rt = Runtime(lomo.settings(), watch=False)
+    await rt.open()
+    try:
+        ws = str(lomo.workspace)
+        async with rt.db.write() as conn:
+            for node_id, r in records.items():
+                await _upsert(conn, ws, "film.flow.json", node_id, graph.node(node_id).type, key=r.key, status="done",
+                              artifact=r.artifact, runs=1, task_id="main")
+        assert await stale_results(rt.db, lomo.workspace) == set()
+        (lomo.workspace / "film" / "character.png").write_bytes(b"the creator's own drawing")
+        stale = await stale_results(rt.db, lomo.workspace)
+        assert stale == {f"film/shot{n}.{ext}" for n in (1, 2, 3) for ext in ("png", "mp4")} | {"film/film.mp4"}
+        await rt.workspace.index()
+        marks = await views.load_marks(rt.db, lomo.workspace)
+        assert marks["film/shot2.png"].stale and not marks["film/scene.png"].stale
+    finally:
+        await rt.close()
+    old = Database(f"sqlite+aiosqlite:///{lomo.root / 'old.db'}")
+    try:
+        assert await stale_results(old) == set() and await graph_states(old, "task-x") == []
+    finally:
+        await old.close()
