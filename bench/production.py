@@ -69,7 +69,7 @@ async def _film(root: Path, shots: int, limit: int, scale: float, edit: bool) ->
     (ws / "film").mkdir(parents=True)
     (ws / "film" / "storyboard.md").write_text(_storyboard(shots))
     flow = film_flow(brief="a fox", subject="a fox in a snowy forest", storyboard="film/storyboard.md", shots=shots,
-                     seconds=float(shots), folder="film")
+                     folder="film")
     (ws / "film.flow.json").write_text(dump_flow(flow))
     run = {"content": None, "tool_calls": [{"name": "run_production", "arguments": {"path": "film.flow.json"}}]}
     done = {"content": "done", "tool_calls": []}

@@ -71,7 +71,7 @@ def _records(**rows: Any) -> dict[str, Any]:
 def _graph(tmp_path: Path) -> Any:
     (tmp_path / "film").mkdir()
     (tmp_path / "film" / "storyboard.md").write_text(BOARD)
-    flow = film_flow(brief="a fox", subject="a fox", storyboard="film/storyboard.md", shots=3, seconds=3.5,
+    flow = film_flow(brief="a fox", subject="a fox", storyboard="film/storyboard.md", shots=3,
                      folder="film")
     return as_graph(parse_flow(dump_flow(flow)))
 
@@ -99,6 +99,12 @@ def test_a_shots_text_edit_makes_exactly_that_shot_and_the_cut_stale(tmp_path: P
     board.write_text(BOARD.replace("The fox sniffs the snow", "The fox leaps over a frozen stream"))
     stale = {i for i, st in evaluate(graph, records, tmp_path, "film.flow.json").items() if st.state != "done"}
     assert stale == {"shot2_frame", "shot2", "cut"}  # shot 1 and 3 read only their own sections
+    board.write_text(BOARD.replace("- Duration: 1.5 s", "- Duration: 2 s"))
+    stale = {i for i, st in evaluate(graph, records, tmp_path, "film.flow.json").items() if st.state != "done"}
+    assert stale == {"shot2", "sound", "cut"}  # a longer shot: its clip, the sound under the film, the cut
+    board.write_text(BOARD.replace("- Sound: Soft steps", "- Sound: Crunching snow"))
+    stale = {i for i, st in evaluate(graph, records, tmp_path, "film.flow.json").items() if st.state != "done"}
+    assert stale == set()  # the sound node is prompted by its own params: a shot's sound note changes no picture
 
 
 def test_a_character_sheet_edit_makes_its_key_frames_clips_and_cut_stale_and_nothing_else(tmp_path: Path) -> None:
@@ -238,7 +244,7 @@ def test_sigkill_during_a_graph_run_then_restart_makes_each_node_once_and_charge
     _config(lomo)
     (lomo.workspace / "film").mkdir()
     (lomo.workspace / "film" / "storyboard.md").write_text(BOARD)
-    flow = film_flow(brief="a fox", subject="a fox", storyboard="film/storyboard.md", shots=3, seconds=3.5,
+    flow = film_flow(brief="a fox", subject="a fox", storyboard="film/storyboard.md", shots=3,
                      folder="film")
     (lomo.workspace / "film.flow.json").write_text(dump_flow(flow))  # a hand-written flow runs the same way
     run = {"name": "run_production", "arguments": {"path": "film.flow.json"}}

@@ -134,10 +134,11 @@ def parse_storyboard(text: str) -> dict[int, Shot]:
 
 
 # ---- the film template the planner uses ------------------------------------------------------------------------
-def film_flow(*, brief: str, subject: str, storyboard: str, shots: int, seconds: float, folder: str,
+def film_flow(*, brief: str, subject: str, storyboard: str, shots: int, folder: str, seconds: float | None = None,
               clip_ext: str = "mp4") -> Flow:
     """The ViMax-shaped graph of a film: brief → storyboard, character sheet and scene reference → one key frame
-    and one clip per shot → the cut, with one sound under it."""
+    and one clip per shot → the cut, with one sound under it. SECONDS fixes the sound's length (default: the
+    storyboard's durations, so a shot made longer lengthens the sound too)."""
     nodes = [Node("brief", BRIEF, {"text": brief}, label="Brief"),
              Node("storyboard", STORYBOARD, {"path": storyboard}, label="Storyboard"),
              Node("character", CHARACTER, {"prompt": f"character sheet: {subject}, full figure, plain backdrop",
@@ -145,8 +146,10 @@ def film_flow(*, brief: str, subject: str, storyboard: str, shots: int, seconds:
                   label="Character sheet"),
              Node("scene", SCENE, {"prompt": f"scene reference: {subject}, the setting without the character",
                                    "size": "wide", "output": f"{folder}/scene.png"}, label="Scene reference"),
-             Node("sound", SOUND, {"prompt": f"score for {subject}", "seconds": seconds,
-                                   "output": f"{folder}/score.wav"}, label="Sound")]
+             Node("sound", SOUND, {"prompt": f"score for {subject}", "output": f"{folder}/score.wav"},
+                  label="Sound")]  # as long as the storyboard's shots together (its durations port)
+    if seconds:
+        nodes[-1] = nodes[-1].with_params({"seconds": seconds})
     edges = [Edge("brief.text", "storyboard.brief"), Edge("brief.text", "character.brief"),
              Edge("brief.text", "scene.brief"), Edge("brief.text", "sound.brief"),
              Edge("storyboard.durations", "sound.durations")]

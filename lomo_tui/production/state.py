@@ -99,6 +99,16 @@ def _source_outputs(node: Any, root: Path) -> tuple[dict[str, Value], str | None
     return outputs, None
 
 
+def _as_read_by(type_: str, value: Value) -> Value:
+    """A shot's section as a node reads it: a key frame its picture (not its duration or sound), a clip its picture
+    and duration; so a shot made longer redoes its clip and not its key frame."""
+    shot = value.payload
+    if not isinstance(shot, Shot) or type_ not in (KEY_FRAME, CLIP):
+        return value
+    read = shot.prompt() if type_ == KEY_FRAME else f"{shot.prompt()}\x00{shot.seconds}"
+    return Value(digest_text(read), shot)
+
+
 def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: str) -> dict[str, NodeState]:
     """Every node's state, in topological order, from the graph, the stored results and the files as they are."""
     states: dict[str, NodeState] = {}
@@ -123,7 +133,7 @@ def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: s
             if value is None:
                 missing = True
             else:
-                inputs[port] = value
+                inputs[port] = _as_read_by(node.type, value)
         state = NodeState(node_id, node.type, "waiting", inputs=inputs, record=record)
         states[node_id] = state
         if missing:

@@ -95,7 +95,7 @@ def register_graph(reg: Registry) -> None:
         seconds = sum(shot.seconds or 3 for shot in shots.values())
         folder = path[: -len(".flow.json")]
         text = film_text(brief=brief or subject, subject=subject or brief or folder, storyboard=read["path"],
-                         shots=max(shots), seconds=seconds, folder=folder,
+                         shots=max(shots), folder=folder,
                          clip_ext="mp4" if clip_format() == "mp4" else "gif")
         written = await ctx.runtime.workspace.write(path, text, base_version, ctx.task_id, ctx.key)
         return dict(written, shots=len(shots), seconds=seconds)
