@@ -19,6 +19,7 @@ import asyncio
 import hashlib
 import time
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,12 @@ class Progress:
     done: bool = False
     ran: list[str] = field(default_factory=list)  # nodes ordered or made by this call
     failed: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=16)
+def graph_of(text: str) -> Graph:
+    """The graph a flow file's text holds (parsed once per text: each wake of a long run reads the same file)."""
+    return as_graph(parse_flow(text))
 
 
 def job_key(graph_path: str, node_id: str, key: str) -> str:
@@ -96,7 +103,7 @@ class Engine:
     async def advance(self) -> Progress:
         read = await self.rt.workspace.read(self.path, self.ctx.task_id)
         self.path = read["path"]
-        graph = as_graph(parse_flow(read["content"]))
+        graph = graph_of(read["content"])
         ran: list[str] = []
         for _ in range(4 * len(graph.order) + 8):  # every pass settles, approves, orders or makes something
             records = await self.records()

@@ -25,8 +25,10 @@ Params a node may have besides: ``output`` (workspace path of its result), ``siz
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..workspace.flows import Edge, Flow, Node, dump_flow
@@ -54,6 +56,13 @@ class Graph:
 
     def node(self, node_id: str) -> Node:
         return self._nodes[node_id]
+
+    def params_text(self, node_id: str) -> str:
+        """The node's params as canonical JSON (what its key hashes), computed once per graph read."""
+        cache = self.__dict__.setdefault("_params_text", {})
+        if node_id not in cache:
+            cache[node_id] = json.dumps(self._nodes[node_id].params, sort_keys=True, ensure_ascii=False, default=str)
+        return cache[node_id]
 
     @property
     def _nodes(self) -> dict[str, Node]:
@@ -120,8 +129,10 @@ class Shot:
         return self.fields[-1][0] if len(self.fields) >= 3 else ""
 
 
+@lru_cache(maxsize=64)
 def parse_storyboard(text: str) -> dict[int, Shot]:
-    """The shots of a storyboard: each ``## Shot N`` section (any language: the heading's number counts)."""
+    """The shots of a storyboard: each ``## Shot N`` section (any language: the heading's number counts). Cached
+    by text: callers must not change the dict."""
     marks = list(_HEADING.finditer(text))
     shots: dict[int, Shot] = {}
     for i, mark in enumerate(marks):

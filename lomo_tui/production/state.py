@@ -50,12 +50,13 @@ def digest_text(text: str) -> str:
     return digest_bytes(text.encode("utf-8"))
 
 
-def node_key(graph_path: str, node_id: str, type_: str, params: Mapping[str, Any], inputs: Mapping[str, Value]
-             ) -> str:
-    """The node's identity for reuse: same key, same result (never made, ordered or charged again)."""
-    body = {"graph": graph_path, "id": node_id, "type": type_, "params": params,
-            "inputs": sorted((port, value.digest) for port, value in inputs.items())}
-    return digest_text(json.dumps(body, sort_keys=True, ensure_ascii=False, default=str))
+def node_key(graph_path: str, node_id: str, type_: str, params: Mapping[str, Any] | str,
+             inputs: Mapping[str, Value]) -> str:
+    """The node's identity for reuse: same key, same result (never made, ordered or charged again). PARAMS may be
+    given as their canonical JSON text already (`Graph.params_text`)."""
+    text = params if isinstance(params, str) else json.dumps(params, sort_keys=True, ensure_ascii=False, default=str)
+    ports = "\x00".join(f"{port}={value.digest}" for port, value in sorted(inputs.items()))
+    return digest_text(f"{graph_path}\x00{node_id}\x00{type_}\x00{text}\x00{ports}")
 
 
 _DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, mtime_ns, size) → digest: a file is hashed once per change
@@ -99,14 +100,21 @@ def _source_outputs(node: Any, root: Path) -> tuple[dict[str, Value], str | None
     return outputs, None
 
 
+_READ: dict[tuple[str, str], str] = {}  # (node type, section digest) → the digest of what that node reads of it
+
+
 def _as_read_by(type_: str, value: Value) -> Value:
     """A shot's section as a node reads it: a key frame its picture (not its duration or sound), a clip its picture
     and duration; so a shot made longer redoes its clip and not its key frame."""
     shot = value.payload
     if not isinstance(shot, Shot) or type_ not in (KEY_FRAME, CLIP):
         return value
-    read = shot.prompt() if type_ == KEY_FRAME else f"{shot.prompt()}\x00{shot.seconds}"
-    return Value(digest_text(read), shot)
+    memo = (type_, value.digest)
+    if memo not in _READ:
+        if len(_READ) >= _DIGESTS_MAX:
+            _READ.clear()
+        _READ[memo] = digest_text(shot.prompt() if type_ == KEY_FRAME else f"{shot.prompt()}\x00{shot.seconds}")
+    return Value(_READ[memo], shot)
 
 
 def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: str) -> dict[str, NodeState]:
@@ -145,7 +153,7 @@ def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: s
             if blocked:
                 state.error = f"{', '.join(blocked)} is not there"
             continue
-        state.key = node_key(graph_path, node_id, node.type, node.params, inputs)
+        state.key = node_key(graph_path, node_id, node.type, graph.params_text(node_id), inputs)
         if node.params.get("skip"):  # the creator (or the agent) left this node out: nothing made, nothing passed on
             state.state, state.outputs = "skipped", {"out": Value(f"skipped:{state.key}", None)}
             continue
