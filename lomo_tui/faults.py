@@ -11,7 +11,7 @@ POINTS = frozenset(
     {"after_decision_commit", "after_tool_started", "after_tool_effect", "after_tool_done", "after_gen_submit",
      "before_wakeup", "during_migration",
      "before_summary_commit", "after_summary_commit",
-     "after_forget_commit"}
+     "after_forget_commit", "after_node_ordered", "after_node_made"}
 )
 ACTIONS = frozenset({"crash", "stop", "drop"})
 

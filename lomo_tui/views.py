@@ -222,6 +222,7 @@ class FileMark:
     author: str  # who made the latest version: creator | agent
     changed_by_you: bool  # the creator edited a file that existed before
     notices: int = 0
+    stale: bool = False  # a production graph's result made from inputs that changed since (I1)
 
 
 @dataclass(frozen=True)
@@ -835,9 +836,12 @@ async def load_marks(db: Any, workspace: Any = None) -> dict[str, FileMark]:
                                           s.objects.c.last_author).where(live_objects(workspace)))).all()
         notices = dict((await conn.execute(select(s.notices.c.object_id, func.count()).where(
             s.notices.c.status == "open").group_by(s.notices.c.object_id))).all())
+    from .production.report import stale_results
+
+    stale = await stale_results(db, workspace)
     return {r.path: FileMark(r.path, r.version, r.last_author,
                              changed_by_you=r.last_author == "creator" and r.version > 1,
-                             notices=int(notices.get(r.id, 0))) for r in rows}
+                             notices=int(notices.get(r.id, 0)), stale=r.path in stale) for r in rows}
 
 
 # ---- pickers ---------------------------------------------------------------------------------------

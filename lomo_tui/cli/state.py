@@ -170,6 +170,9 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         charges = (await conn.execute(select(s.charges.c.amount, s.charges.c.currency, s.charges.c.status).where(
             s.charges.c.task_id == task_id))).all()
         goal_versions = await goals.versions(conn, task_id)
+    from ..production.report import graph_states
+
+    production = await graph_states(db, task_id)
     conversation = sorted(
         [{"role": "creator" if m.source in ("creator", "router") else m.source, "text": m.text, "at": m.sent_at,
           "id": m.id, "source": m.source}
@@ -193,6 +196,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
                   "refunded": round(sum(c.amount for c in charges if c.status == "refunded"), 4)},
         "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
         "goal_versions": [dict(v, at=iso(v["at"])) for v in goal_versions],
+        "production": production,
     }
 
 
@@ -227,6 +231,10 @@ def render_task(doc: dict[str, Any]) -> str:
     if doc["jobs"]:
         lines += ["", "Jobs:"] + [f"  {j['kind']:<6} {j['status']:<10} {j['prompt'][:60]}"
                                   + (f" — {j['error']}" if j["error"] else "") for j in doc["jobs"]]
+    for graph in doc.get("production", ()):
+        lines += ["", f"Production graph {graph['path']}:"] + [
+            f"  {n['state']:<8} {n['id']:<14} {n['type']:<16} {n['result'] or ''}"
+            + (f" — {n['error']}" if n["error"] else "") for n in graph["nodes"]]
     spend = doc["spend"]
     if spend["amount"] or spend["refunded"]:
         lines += ["", f"Spent: {spend['amount']:.2f} {spend['currency']}"

@@ -17,7 +17,10 @@ import re
 from typing import Any
 
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
-from .local_nlu import classify, detect_language, find_reference, make_brief, make_checklist, phrase
+from .local_nlu import (
+    classify, detect_language, find_reference, is_regenerate, make_brief, make_checklist, phrase, shot_change,
+    shot_named,
+)
 
 GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
 PARALLEL = frozenset(GENERATE.values())
@@ -115,6 +118,12 @@ class Planner:
                 return self.status()
             if self.hints.get("task_kind") == "persistent" and not self.steps and "update_plan" in self.tools:
                 return self.plan(" ".join(self.new))
+            graph = self.production_graph()
+            shot = shot_named(" ".join(self.new), self.lang) if graph else None
+            if graph and shot is not None:
+                return self.revise_shot(" ".join(self.new), graph, shot)
+            if graph and intent.act not in ("greeting", "thanks", "help", "question", "status"):
+                return self.rerun_graph(graph)
             if intent.act == "revise" or (self.steps and intent.act in ("goal", "one_shot")):
                 return self.revise(" ".join(self.new), intent)
             if self.hints.get("task_kind") == "lightweight":
@@ -170,10 +179,13 @@ class Planner:
                                                   "evidence": f"the creator chose: {answered[-1]['data']['answer']}"})
             options = args.get("options") or self.hints.get("flow_files") or [phrase("opt_pick_file", self.lang)]
             return ToolCall("ask_user", {"question": args.get("question", step["title"]), "options": options})
-        if tool in ("write_file", "read_flow"):
+        if tool in ("write_file", "read_flow", "plan_production", "run_production"):
             done = [r for r in self.results if r["name"] == tool and "error" not in r["data"]]
             if done:
-                path = done[-1]["data"].get("path")
+                path = done[-1]["data"].get("film" if tool == "run_production" else "path")
+                if tool in ("plan_production", "run_production"):
+                    return ToolCall("complete_step", {"step": step["id"], "evidence": f"{tool} {path}",
+                                                      "artifacts": [path] if path else []})
                 return ToolCall("complete_step", {"step": step["id"], "evidence": f"{tool} {path}",
                                                   "artifacts": [path] if tool == "write_file" and path else []})
         if tool == "edit_flow_nodes":
@@ -199,7 +211,7 @@ class Planner:
             "$prev": previous[-1]["artifacts"][0] if previous else (artifacts[0] if artifacts else None),
             "$source": self.source(given),
             "$version": next((r["data"].get("version") for r in reversed(self.results)
-                              if r["name"] == "read_flow"), None),
+                              if r["name"] == "read_flow"), None) or self.read_version(),
         }
 
         def fill(value: Any) -> Any:
@@ -213,6 +225,18 @@ class Planner:
 
         return fill(args)
 
+    def read_version(self) -> int | None:
+        """The version the latest read_flow in the history returned (its step may be a few steps back)."""
+        names = {c["id"]: c["function"]["name"] for m in self.request.messages if m["role"] == "assistant"
+                 for c in m.get("tool_calls") or []}
+        for message in reversed(self.request.messages):
+            if message["role"] == "tool" and names.get(message.get("tool_call_id")) == "read_flow":
+                try:
+                    return json.loads(message.get("content") or "{}").get("version")
+                except (json.JSONDecodeError, AttributeError):
+                    return None
+        return None
+
     def source(self, given: list[str]) -> str | None:
         images = self.hints.get("recent_images") or []
         if given and given[-1] in images:
@@ -221,6 +245,8 @@ class Planner:
 
     def flow_edits(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn the checklist's edit descriptions into node patches against the flow just read."""
+        if isinstance(args.get("edits"), dict):  # already node patches (a production graph's shot)
+            return args
         nodes = next((r["data"].get("nodes") for r in reversed(self.results) if r["name"] == "read_flow"), None) or []
         patches: dict[str, Any] = {}
         for edit in args.get("edits") or []:
@@ -231,6 +257,44 @@ class Planner:
             if node is not None:
                 patches[node["id"]] = {"style": ", ".join(edit.get("style") or []) or edit.get("change", "")}
         return dict(args, edits=patches)
+
+    # ---- production graphs ------------------------------------------------------------------------------------
+    def production_graph(self) -> str | None:
+        """The task's production graph, if its plan runs one."""
+        return next((s["args"]["path"] for s in reversed(self.steps) if s.get("tool") == "run_production"
+                     and isinstance(s.get("args"), dict) and s["args"].get("path")), None)
+
+    def rerun_graph(self, graph: str) -> ModelReply:
+        """Any other change to a film ("the character changed, update the film"): run its graph again, which
+        asks once for the stale nodes and makes only those."""
+        kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
+                 "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
+        title = phrase("step_update_film", self.lang)
+        kept.append({"title": title, "tool": "run_production", "args": {"path": graph}})
+        return ModelReply(content=phrase("generating", self.lang, what=title),
+                          tool_calls=[ToolCall("update_plan", {"steps": kept})])
+
+    def revise_shot(self, text: str, graph: str, shot: int) -> ModelReply:
+        """"change shot 2 to …" edits that shot's key frame node (its direction); "regenerate shot 2 only" makes
+        its clip node again (a new take). Either way the graph then runs, and only the nodes that changed (and the
+        cut) are made again."""
+        change = None if is_regenerate(text, self.lang) else shot_change(text, self.lang)
+        if change:
+            edits = {f"shot{shot}_frame": {"direction": change}}
+            title = phrase("step_shot_change", self.lang, n=shot)
+        else:
+            edits = {f"shot{shot}": {"take": len(self.steps) + 1}}
+            title = phrase("step_shot_redo", self.lang, n=shot)
+        kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
+                 "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
+        kept += [{"title": f"{title}: {phrase('step_read_flow', self.lang)}", "tool": "read_flow",
+                  "args": {"path": graph}},
+                 {"title": title, "tool": "edit_flow_nodes",
+                  "args": {"path": graph, "edits": edits, "base_version": "$version"}},
+                 {"title": f"{title}: {phrase('step_update_film', self.lang)}",
+                  "tool": "run_production", "args": {"path": graph}}]
+        return ModelReply(content=phrase("generating", self.lang, what=title),
+                          tool_calls=[ToolCall("update_plan", {"steps": kept})])
 
     # ---- revisions, one-shots, answers -----------------------------------------------------------------
     def revise(self, text: str, intent: Any) -> ModelReply:

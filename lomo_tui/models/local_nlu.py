@@ -31,14 +31,17 @@ from .nlu import (
     detect_language,
     find_reference,
     fts_query,
+    is_regenerate,
     keywords,
     make_brief,
     make_checklist,
     phrase,
     safe_eval,
+    shot_change,
+    shot_named,
     similarity,
 )
 
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "Reference",
-           "answer_simple", "classify", "detect_language", "find_reference", "fts_query", "keywords", "make_brief", "make_checklist",
-           "phrase", "safe_eval", "similarity"]
+           "answer_simple", "classify", "detect_language", "find_reference", "fts_query", "is_regenerate", "keywords", "make_brief", "make_checklist",
+           "phrase", "safe_eval", "shot_change", "shot_named", "similarity"]

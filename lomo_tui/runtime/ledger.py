@@ -405,11 +405,12 @@ class Ledger:
     async def suspend(self, claim: Claim, wait_kind: str, wait_ref: str, task_status: str,
                       refs: list[dict[str, str]] | None = None) -> None:
         """Park the turn on a gate or a job (or, for a step, on each of REFS): lease released, no model
-        request held (D1)."""
+        request held (D1). A turn that parks made durable progress: its crash count starts again (a production
+        graph's one long turn is not poisoned by crashes far apart)."""
         async with self.fenced(claim) as conn:
             await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
                 status="waiting", wait_kind=wait_kind, wait_ref=wait_ref, wait_refs=refs, lease_owner=None,
-                lease_expires=None, updated_at=now()))
+                lease_expires=None, updated_at=now(), crash_count=0))
             await self.set_task_status(conn, claim.task_id, task_status)
             await self.event(conn, "turn_suspended", claim.task_id, claim.turn_id, wait_kind=wait_kind,
                              wait_ref=wait_ref)
@@ -612,6 +613,10 @@ class Ledger:
         if kind == "job":
             status = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == ref))).scalar()
             return status not in ("submitting", "queued", "running")
+        if kind == "any" and turn.wait_refs:  # a production graph: the first of its jobs to settle
+            statuses = (await conn.execute(select(s.jobs.c.status).where(
+                s.jobs.c.id.in_([w["ref"] for w in turn.wait_refs])))).scalars().all()
+            return any(status not in ("submitting", "queued", "running") for status in statuses)
         if kind == "step" and turn.wait_refs:  # every gate answered and every job settled
             for wait in turn.wait_refs:
                 table = s.gates if wait["kind"] == "gate" else s.jobs

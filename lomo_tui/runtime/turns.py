@@ -318,7 +318,8 @@ class TurnRunner:
                 if result.defer:
                     deferred.append(result)
                     continue
-                await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status)
+                await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status,
+                                          [{"kind": "job", "ref": r} for r in result.refs] or None)
                 self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind=result.kind, wait_ref=result.ref)
                 await self.rt.poke(self.claim.turn_id)  # it may have resolved while we parked
                 return "suspended"

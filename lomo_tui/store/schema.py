@@ -499,3 +499,22 @@ task_goal_versions = Table(
     Column("message_id", String(40)),  # the creator's inbox message the change came from
     Column("at", Float, nullable=False),
 )
+
+# ---- production graphs (0014): each node's latest result, keyed by its inputs and params (DESIGN I1) ------------
+production_nodes = Table(
+    "production_nodes", metadata,
+    Column("workspace", Text, primary_key=True),
+    Column("graph", Text, primary_key=True),  # the flow file's workspace path
+    Column("node_id", String(80), primary_key=True),
+    Column("task_id", String(40)),  # the task that last ran it
+    Column("type", String(24), nullable=False),
+    Column("key", String(64)),  # hash of the node's type, params and inputs that its result was made from
+    Column("status", String(16), nullable=False),  # running | done | failed | declined | skipped
+    Column("job_id", String(40)),
+    Column("artifact", Text),
+    Column("runs", Integer, nullable=False, server_default="0"),  # results made (orders placed, cuts written)
+    Column("approved", String(40)),  # the card whose approval this node may still spend (consumed on order)
+    Column("error", Text),
+    Column("updated_at", Float, nullable=False),
+)
+Index("ix_production_nodes_task", production_nodes.c.task_id)

@@ -12,6 +12,7 @@ def default_registry() -> Registry:
     flows.register(reg)
     media.register(reg)
     production.register(reg)
+    production.register_graph(reg)
     plan.register(reg)
     tasks.register(reg)
     context.register(reg)

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..studio.assembly import FORMATS, assemble
 from ..workspace.errors import WorkspaceError
-from .registry import Registry, ToolContext, ToolError, obj, plain_error, tool
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, tool
 
 STR = {"type": "string"}
 CLIPS = {"type": "array", "items": STR, "minItems": 1,
@@ -65,3 +65,64 @@ def register(reg: Registry) -> None:
         if film.note:
             result["note"] = film.note
         return result
+
+
+# ---- production graphs (DESIGN I1) --------------------------------------------------------------------------------
+GRAPH = {"type": "string", "description": "workspace path of the production graph (a .flow.json file)"}
+
+
+def register_graph(reg: Registry) -> None:
+    from ..production import engine as production
+    from ..production.graph import GraphError, film_text, parse_storyboard
+    from ..workspace.errors import FlowError
+
+    @tool(reg, "plan_production", "Write the production graph of a film from its storyboard: brief → storyboard → "
+          "character sheet and scene reference → a key frame and a clip per shot → sound → the final cut.",
+          obj({"storyboard": {"type": "string", "description": "workspace path of the storyboard (## Shot N sections)"},
+               "path": GRAPH, "brief": STR, "subject": {"type": "string", "description": "who or what the film is "
+                                                                                      "about, for the references"},
+               "base_version": BASE}, ["storyboard", "path"]), side_effect="write", idempotent=True, domain="video")
+    async def plan_production(ctx: ToolContext, storyboard: str, path: str, brief: str = "", subject: str = "",
+                              base_version: int | None = None) -> dict[str, Any]:
+        from ..studio.render import clip_format
+
+        if not path.endswith(".flow.json"):
+            raise ToolError(f"the graph {path!r} must be a .flow.json file", kind="bad_input")
+        read = await ctx.runtime.workspace.read(storyboard, ctx.task_id)
+        shots = parse_storyboard(read["content"])
+        if not shots:
+            raise ToolError(f"{read['path']} has no '## Shot N' sections to make a graph from", kind="bad_input")
+        seconds = sum(shot.seconds or 3 for shot in shots.values())
+        folder = path[: -len(".flow.json")]
+        text = film_text(brief=brief or subject, subject=subject or brief or folder, storyboard=read["path"],
+                         shots=max(shots), folder=folder,
+                         clip_ext="mp4" if clip_format() == "mp4" else "gif")
+        written = await ctx.runtime.workspace.write(path, text, base_version, ctx.task_id, ctx.key)
+        return dict(written, shots=len(shots), seconds=seconds)
+
+    @tool(reg, "run_production", "Run a production graph: make each node whose inputs are ready (independent ones in "
+          "parallel), reuse every result whose inputs and params did not change, redo only stale nodes. One card "
+          "asks for the quoted cost first.", obj({"path": GRAPH}, ["path"]), side_effect="paid", idempotent=True,
+          domain="video")
+    async def run_production(ctx: ToolContext, path: str) -> Any:
+        engine = production.Engine(ctx, path)
+        try:
+            progress = await engine.advance()
+        except FlowError as exc:
+            raise ToolError(f"{path} is not a valid graph: {exc}", kind="bad_input") from None
+        except GraphError as exc:
+            raise ToolError(f"{path}: {exc}", kind="bad_input") from None
+        if progress.declined:
+            raise ToolError("the creator declined the production card; nothing was made or charged. Do not run "
+                            "it again unless they ask", kind="declined")
+        if progress.gate:
+            return Suspend("gate", progress.gate, "waiting_gate")
+        if progress.jobs:
+            return Suspend("any", progress.jobs[0], "waiting_job", refs=tuple(progress.jobs))
+        states = progress.states
+        if progress.failed:
+            reasons = "; ".join(f"{i}: {states[i].error or 'failed'}" for i in progress.failed[:4])
+            raise ToolError(f"the graph stopped: {reasons}", kind="graph_failed")
+        cut = next((st.artifact for st in states.values() if st.type == "assembly" and st.artifact), None)
+        return {"graph": engine.path, "status": "done", "film": cut,
+                "nodes": {i: st.state for i, st in states.items()}, "made_now": progress.ran}

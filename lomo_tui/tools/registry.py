@@ -81,6 +81,7 @@ class Suspend:
     ref: str
     task_status: str  # waiting_gate | waiting_job
     defer: bool = False  # let the step's other calls run first; the turn waits at the end of the step
+    refs: tuple[str, ...] = ()  # kind "any": the jobs of which the first to settle wakes the turn
 
 
 @dataclass

@@ -18,11 +18,11 @@ from .matching import (
     subjects,
 )
 from .phrases import PHRASES, phrase
-from .plan import ChecklistItem, make_brief, make_checklist
+from .plan import ChecklistItem, is_regenerate, make_brief, make_checklist, shot_change, shot_named
 from .reference import Reference, find_reference
 from .text import detect_language, file_name_variants, find_files, normalise
 
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "Reference", "answer_simple",
            "classify", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
-           "keywords", "make_brief", "make_checklist", "media_kinds", "normalise", "phrase", "safe_eval",
+           "is_regenerate", "keywords", "make_brief", "make_checklist", "shot_change", "shot_named", "media_kinds", "normalise", "phrase", "safe_eval",
            "similarity", "subject_keywords", "subject_patterns", "subjects"]

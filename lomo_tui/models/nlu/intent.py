@@ -29,7 +29,7 @@ ACTS = ("greeting", "thanks", "help", "question", "one_shot", "goal", "revise", 
         "stop", "pause", "resume", "forget", "delete", "other")
 MEDIA_KINDS = ("image", "video", "3d", "audio", "document", "flow")
 GOAL_TYPES = ("poster_series", "short_clip", "3d_object", "storyboard", "flow_edit", "audio_piece",
-              "document", "general")
+              "document", "general", "film")
 _GOAL_BY_MEDIA = {"image": "poster_series", "video": "short_clip", "3d": "3d_object",
                   "audio": "audio_piece", "document": "document", "flow": "flow_edit"}
 _CONTROL_ORDER = ("forget", "delete", "pause", "resume", "stop", "continue")
@@ -628,6 +628,8 @@ def _goal_type(it: Intent, norm: str, lang: str, primary: _Mention | None, story
         it.count = it.count or len(items)
         return "general"
     media = it.media or "image"
+    if media == "video" and _has(L.GEN, "film", lang, norm) and ((it.count or 0) >= 2 or (it.seconds or 0) >= 10):
+        return "film"  # several shots: storyboard + production graph
     plural_rx = compile_entries(L.PLURAL_DELIVERABLE.get(lang, ()) + L.PLURAL_DELIVERABLE["en"])
     plural = bool(primary and plural_rx and plural_rx.match(norm, primary.start))
     series = _has(L.GEN, "series", lang, norm) or plural or (it.count or 0) >= 2

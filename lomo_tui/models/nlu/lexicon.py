@@ -445,6 +445,18 @@ GEN: Table = {
         "ja": ("デザイン", "コンセプト", "設計"),
         "ru": ("спроектир*", "разработ*", "дизайн*", "концепт*"),
     },
+    "film": {  # a film of several shots: storyboard + production graph (with a length or a shot count)
+        "en": ("short film", "film", "movie", "cut together"),
+        "zh": ("短片", "影片", "电影", "微电影"),
+        "ja": ("短編", "ショートフィルム", "映画", "ショートムービー"),
+        "ru": ("короткометраж*", "фильм*", "кино"),
+    },
+    "regenerate": {  # "regenerate shot 2 only": make a node again with unchanged inputs
+        "en": ("regenerate", "redo", "remake", "re-run", "rerun", "make again", "try again"),
+        "zh": ("重新生成", "重做", "重拍", "再生成"),
+        "ja": ("作り直", "再生成", "撮り直"),
+        "ru": ("перегенерир*", "передела*", "пересним*", "заново"),
+    },
     "storyboard": {
         "en": ("storyboard*", "shot list", "story board"),
         "zh": ("分镜", "故事板"),
@@ -876,4 +888,14 @@ EDGE_WORDS = {  # function words trimmed from both ends of an en/ru subject
 EDGE_CHARS = {  # particles and punctuation trimmed from both ends of a zh/ja subject
     "zh": "的了把给用在和跟地得为，。、,.!！?？ \u3000",
     "ja": "のをがはにでもへなや、。,.!！?？ \u3000",
+}
+
+
+# --- production graphs: a shot named in a revision ("change shot 2 to …", "镜头2改成…") --------------------------
+SHOT_NUMBER = {"en": r"\bshot\s*#?(\d+)", "zh": r"镜头\s*(\d+)", "ja": r"カット\s*(\d+)", "ru": r"кадр\w*\s*(\d+)"}
+SHOT_CHANGE_TO = {"en": r"\bto\s+(.+)$", "zh": r"(?:改成|改为|换成|变成)(.+)$", "ja": r"(?:に変えて|を)(.+)$",
+                  "ru": r"\bна\s+(.+)$"}
+FILM_LEAD = {  # words before a film's subject, cut from it ("a short film of a fox" → "a fox")
+    "en": r"^(?:an?\s+)?(?:\d+[- ]?(?:second|sec|s)\b[- ]?)?(?:short\s+)?(?:film|movie)\s+(?:of|about)\s+",
+    "zh": r"^(?:关于)?", "ja": r"^", "ru": r"^(?:короткометражк\w*|фильм\w*)\s+(?:про|о)\s+",
 }

@@ -265,6 +265,24 @@ PHRASES: dict[str, dict[str, str]] = {
         "ja": "3D モデル",
         "ru": "3D-модель",
     },
+    "step_graph": {
+        "en": "Plan the production graph", "zh": "规划制作依赖图", "ja": "制作グラフを組む", "ru": "Составить граф производства",
+    },
+    "step_run_graph": {
+        "en": "Make the film ({shots} shots, {seconds} s)", "zh": "制作短片（{shots} 个镜头，{seconds} 秒）",
+        "ja": "映像を作る（{shots} カット、{seconds} 秒）", "ru": "Снять фильм ({shots} кадров, {seconds} с)",
+    },
+    "step_update_film": {
+        "en": "Update the film (only what changed)", "zh": "更新短片（只重做改动的部分）",
+        "ja": "映像を更新する（変わった所だけ）", "ru": "Обновить фильм (только изменённое)",
+    },
+    "step_shot_change": {
+        "en": "Change shot {n}", "zh": "修改镜头 {n}", "ja": "カット {n} を変える", "ru": "Изменить кадр {n}",
+    },
+    "step_shot_redo": {
+        "en": "Regenerate shot {n} only", "zh": "只重新生成镜头 {n}", "ja": "カット {n} だけ作り直す",
+        "ru": "Переделать только кадр {n}",
+    },
     "step_storyboard": {
         "en": "Write the storyboard ({shots} shots)",
         "zh": "编写分镜（{shots} 个镜头）",
@@ -404,6 +422,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "goal_short_clip": {"en": "Short clip", "zh": "短片", "ja": "短い動画", "ru": "Короткий ролик"},
     "goal_3d_object": {"en": "3D object", "zh": "3D 物件", "ja": "3D オブジェクト", "ru": "3D-объект"},
     "goal_storyboard": {"en": "Storyboard", "zh": "分镜", "ja": "絵コンテ", "ru": "Раскадровка"},
+    "goal_film": {"en": "Short film", "zh": "短片", "ja": "短編映像", "ru": "Короткометражный фильм"},
     "goal_flow_edit": {"en": "Flow edit", "zh": "流程修改", "ja": "フローの編集", "ru": "Правка флоу"},
     "goal_audio_piece": {"en": "Audio piece", "zh": "音频作品", "ja": "音声作品", "ru": "Аудио"},
     "goal_document": {"en": "Document", "zh": "文档", "ja": "文書", "ru": "Документ"},

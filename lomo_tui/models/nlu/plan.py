@@ -9,7 +9,8 @@ previous read_* item).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -189,6 +190,60 @@ def _storyboard(intent: Intent) -> list[ChecklistItem]:
                     for n in range(1, shots + 1)]
 
 
+def film_subject(intent: Intent) -> str:
+    """The film's subject without the words that only say it is a film ("a short film of a fox" → "a fox")."""
+    subject = intent.subject or intent.text
+    lead = L.FILM_LEAD.get(intent.language, L.FILM_LEAD["en"])
+    return re.sub(lead, "", subject, flags=re.IGNORECASE).strip() or subject
+
+
+def film_folder(subject: str) -> str:
+    words = re.findall(r"\w+", subject.lower())
+    return "films/" + ("-".join(words)[:40].strip("-") or "film")
+
+
+def _film(intent: Intent) -> list[ChecklistItem]:
+    """A film (DESIGN I1): the storyboard (real shots, in the creator's language), the production graph that
+    implements it, and one step that runs the graph."""
+    lang, shots = intent.language, shot_count(intent)
+    seconds = intent.seconds or shots * SECONDS_PER_SHOT
+    subject = film_subject(intent)
+    folder = film_folder(subject)
+    board = _storyboard(replace(intent, subject=subject))[0]
+    board.args["path"] = f"{folder}/storyboard.md"
+    graph = f"{folder}.flow.json"
+    return [board,
+            ChecklistItem(phrase("step_graph", lang), "plan_production",
+                          {"storyboard": board.args["path"], "path": graph, "brief": intent.text, "subject": subject}),
+            ChecklistItem(phrase("step_run_graph", lang, shots=shots, seconds=_seconds_text(seconds)),
+                          "run_production", {"path": graph})]
+
+
+def shot_named(text: str, lang: str) -> int | None:
+    """The shot number a revision names ("change shot 2 to …", "镜头2改成…"), if any."""
+    for pattern in dict.fromkeys((L.SHOT_NUMBER.get(lang, L.SHOT_NUMBER["en"]), L.SHOT_NUMBER["en"])):
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def shot_change(text: str, lang: str) -> str | None:
+    """What a shot should become ("change shot 2 to the fox jumps" → "the fox jumps"); None for a plain redo."""
+    for pattern in dict.fromkeys((L.SHOT_CHANGE_TO.get(lang, L.SHOT_CHANGE_TO["en"]), L.SHOT_CHANGE_TO["en"])):
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m and m.group(1).strip():
+            return m.group(1).strip()
+    return None
+
+
+def is_regenerate(text: str, lang: str) -> bool:
+    from .intent import _has
+
+    norm = normalise(text)
+    return _has(L.GEN, "regenerate", lang, norm) or _has(L.GEN, "regenerate", "en", norm)
+
+
 def _flow_edit(intent: Intent) -> list[ChecklistItem]:
     lang = intent.language
     flows = [f for f in intent.files if f.lower().endswith(".flow.json")]
@@ -225,7 +280,7 @@ def _general(intent: Intent) -> list[ChecklistItem]:
 
 _PLANS = {"poster_series": _poster_series, "short_clip": _short_clip, "3d_object": _object_3d,
           "storyboard": _storyboard, "flow_edit": _flow_edit, "audio_piece": _audio_piece,
-          "document": _document, "general": _general}
+          "document": _document, "general": _general, "film": _film}
 
 
 def make_checklist(intent: Intent) -> list[ChecklistItem]:

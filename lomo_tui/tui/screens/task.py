@@ -22,6 +22,7 @@ from ..strings import text
 from ..widgets.card import spend_text
 from ..widgets.composer import Composer, ComposerInput, TypeAhead
 from ..widgets.gates import GateList
+from ..widgets.graph import GraphList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView
 from ..widgets.task_parts import ArtifactList, ArtifactRow, InboxList, TimelineList, checklist_content
@@ -81,6 +82,8 @@ class TaskScreen(Screen):
                     yield Static(id="checklist")
                     yield Static("Artifacts", classes="section-title")
                     yield ArtifactList(app.workspace_root, id="artifacts")
+                    yield Static("Production graph", classes="section-title", id="graph-title")
+                    yield GraphList(app.workspace_root, id="graph")
                 yield StreamView(id="task-stream", card_for=self._card)
             with Vertical(id="task-right"):
                 with Vertical(id="task-gates-box"):
@@ -145,6 +148,11 @@ class TaskScreen(Screen):
             await markdown.update(brief)
         self.query_one("#checklist", Static).update(checklist_content(detail.checklist))
         await self.query_one(ArtifactList).show(detail.artifacts)
+        from ...production.report import graph_states
+
+        graphs = await graph_states(app.session.db, self.task_id)
+        self.query_one(GraphList).show(graphs)
+        self.set_class(bool(graphs), "-has-graph")
         self.query_one(InboxList).show(detail.inbox)
         self.query_one(TimelineList).show(detail.timeline)
         await self.query_one("#task-stream", StreamView).show_page(page)

@@ -74,7 +74,7 @@ class WorkspaceTree(DirectoryTree):
         if node.data is None or node._allow_expand or not self.is_mounted:
             return label
         mark = self.marks.get(self.rel(node.data.path))
-        badges = (len(f" v{mark.version}") + (6 if mark.changed_by_you else 0)
+        badges = (len(f" v{mark.version}") + (6 if mark.changed_by_you else 0) + (8 if mark.stale else 0)
                   + (len(f" △{mark.notices}") if mark.notices else 0)) if mark else 0
         label = self._distinct(node, label, badges)
         if mark is None:
@@ -82,6 +82,8 @@ class WorkspaceTree(DirectoryTree):
         label.append(f" v{mark.version}", self.get_component_rich_style("workspace-tree--version", partial=True))
         if mark.changed_by_you:
             label.append(" ✎ you", self.get_component_rich_style("workspace-tree--changed", partial=True))
+        if mark.stale:
+            label.append(" ⟳ stale", self.get_component_rich_style("workspace-tree--changed", partial=True))
         if mark.notices:
             label.append(f" △{mark.notices}", self.get_component_rich_style("workspace-tree--notice", partial=True))
         return label

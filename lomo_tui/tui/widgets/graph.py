@@ -1,0 +1,94 @@
+"""The task view's production graph (DESIGN I1): one line per node with its state and key.
+
+enter opens a node's result; r marks the node to be made again (a new ``take`` in its params) and s skips it or
+takes it back: both are the creator's own edits of the flow file, so the nodes downstream show stale at once and
+the task redoes only those when it next runs the graph ("update the film").
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from ...workspace.files import atomic_write
+from ...workspace.flows import dump_flow, parse_flow
+from .task_parts import ArtifactRow
+
+STATE_MARK = {"done": "[$success]●[/]", "running": "[$primary]◔[/]", "ready": "[$text-muted]○[/]",
+              "waiting": "[$text-muted]·[/]", "stale": "[$warning]△[/]", "failed": "[$error]✗[/]",
+              "skipped": "[$text-muted]⊘[/]"}
+
+
+def node_line(node: dict[str, Any]) -> Content:
+    key = node.get("key") or "—"
+    line = (f"{STATE_MARK.get(node['state'], '?')} [b]$id[/] [$text-muted]$type · $state · $key"
+            + (" · $runs×" if node.get("runs") else "") + "[/]")
+    return Content.from_markup(line, id=node["id"], type=node["type"], state=node["state"], key=key[:8],
+                               runs=str(node.get("runs", 0)))
+
+
+class GraphList(OptionList):
+    """The nodes of the task's production graphs."""
+
+    DEFAULT_CSS = "GraphList { height: auto; max-height: 16; }"
+    BINDINGS = [("enter", "open", "Open result"), ("r", "rerun", "Re-run node"), ("s", "skip", "Skip node")]
+
+    def __init__(self, root: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.root = root
+        self.rows: list[tuple[str, dict[str, Any]]] = []
+        self.shown: Any = None
+
+    def show(self, graphs: list[dict[str, Any]]) -> None:
+        if graphs == self.shown:
+            return
+        self.shown = graphs
+        self.rows = [(g["path"], n) for g in graphs for n in g.get("nodes", ())]
+        self.clear_options()
+        if not self.rows:
+            self.add_option(Option(Content.from_markup("[$text-muted]No production graph.[/]"), disabled=True))
+            return
+        self.add_options([Option(node_line(n)) for _, n in self.rows])
+
+    def _chosen(self) -> tuple[str, dict[str, Any]] | None:
+        index = self.highlighted
+        return self.rows[index] if index is not None and index < len(self.rows) else None
+
+    def action_open(self) -> None:
+        chosen = self._chosen()
+        if chosen and chosen[1].get("result"):
+            self.post_message(ArtifactRow.Chosen(self.root / chosen[1]["result"], False))
+        elif chosen:
+            self.app.notify(f"{chosen[1]['id']} has no result yet ({chosen[1]['state']})", title="Graph")
+
+    def _edit(self, patch: dict[str, Any], said: str) -> None:
+        chosen = self._chosen()
+        if chosen is None:
+            return
+        graph, node = chosen
+        path = self.root / graph
+        try:
+            flow = parse_flow(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"{graph} cannot be edited: {exc}", title="Graph", severity="error")
+            return
+        current = flow.node(node["id"])
+        if current is None:
+            return
+        if "take" in patch:
+            patch = {"take": int(current.params.get("take") or 1) + 1}
+        if "skip" in patch:
+            patch = {"skip": None if current.params.get("skip") else True}
+        edited = type(flow)(tuple(n.with_params(patch) if n.id == node["id"] else n for n in flow.nodes),
+                            flow.edges, flow.extra)
+        atomic_write(path, dump_flow(edited).encode("utf-8"))
+        self.app.notify(f"{node['id']} {said}; ask the task to update the film to make what changed.", title="Graph")
+
+    def action_rerun(self) -> None:
+        self._edit({"take": True}, "will be made again")
+
+    def action_skip(self) -> None:
+        self._edit({"skip": True}, "is skipped (or back in)")
