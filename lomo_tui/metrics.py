@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from sqlalchemy import select
 
 from .errors import UsageError
 from .store import schema as s
+from . import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -56,7 +56,7 @@ def parse_since(text: str, now: float | None = None) -> float:
     value = text.strip()
     found = RELATIVE.match(value.lower())
     if found:
-        return (now if now is not None else time.time()) - float(found.group(1)) * UNIT_SECONDS[found.group(2)]
+        return (now if now is not None else clock.now()) - float(found.group(1)) * UNIT_SECONDS[found.group(2)]
     try:
         when = dt.datetime.fromisoformat(value)
     except ValueError:
