@@ -70,6 +70,23 @@ def latest_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def last_result(messages: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
+    """The newest successful result of TOOL anywhere in the history (parsed): a flow read in one step is
+    what the edit of a later step patches, after the step between them that completed the read."""
+    names = {c["id"]: c["function"]["name"] for m in messages if m["role"] == "assistant"
+             for c in m.get("tool_calls") or []}
+    for message in reversed(messages):
+        if message["role"] != "tool" or names.get(message.get("tool_call_id")) != tool:
+            continue
+        try:
+            data = json.loads(message.get("content") or "{}")
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and "error" not in data:
+            return data
+    return None
+
+
 def answers(messages: list[dict[str, Any]]) -> list[str]:
     """The creator's answers to ask_user, oldest first."""
     out = []
@@ -198,8 +215,7 @@ class Planner:
             "$last": artifacts[0] if artifacts else None,
             "$prev": previous[-1]["artifacts"][0] if previous else (artifacts[0] if artifacts else None),
             "$source": self.source(given),
-            "$version": next((r["data"].get("version") for r in reversed(self.results)
-                              if r["name"] == "read_flow"), None),
+            "$version": (last_result(self.request.messages, "read_flow") or {}).get("version"),
         }
 
         def fill(value: Any) -> Any:
@@ -221,7 +237,7 @@ class Planner:
 
     def flow_edits(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn the checklist's edit descriptions into node patches against the flow just read."""
-        nodes = next((r["data"].get("nodes") for r in reversed(self.results) if r["name"] == "read_flow"), None) or []
+        nodes = (last_result(self.request.messages, "read_flow") or {}).get("nodes") or []
         patches: dict[str, Any] = {}
         for edit in args.get("edits") or []:
             ref = str(edit.get("node", ""))
