@@ -258,8 +258,15 @@ class Planner:
         media = intent.media if intent.media in GENERATE else self.last_media()
         calls = [self.revision_args(text, piece, media) for piece in self.pointed_at(text, media)]
         if not calls:
-            inputs = (self.hints.get("artifacts") or [])[:1] if media in ("image", "video") else []
+            # an image is remade from the latest image; a clip takes only pictures as inputs, and its key frame
+            # shows the scene before the change, so a changed clip is made from its prompt alone
+            inputs = [a for a in self.hints.get("artifacts") or [] if media_of(a) == "image"][:1] \
+                if media == "image" else []
             calls = [{"prompt": self.revised_prompt(text), **({"inputs": inputs} if inputs else {})}]
+            seconds = next((s["args"].get("seconds") for s in reversed(self.steps) if s.get("tool") == GENERATE[media]
+                            and isinstance(s.get("args"), dict) and s["args"].get("seconds")), None)
+            if seconds and media in ("video", "audio"):
+                calls[0]["seconds"] = seconds  # a changed clip keeps its length
         title = f"{phrase('step_revise', self.lang)}: {text[:60]}"
         revisions = [{"title": title, "tool": GENERATE[media], "args": args} for args in calls]
         reviews = [i for i, s in enumerate(self.steps) if s.get("needs_confirmation") and s["state"] == "pending"]
@@ -305,20 +312,37 @@ class Planner:
             args["seconds"] = intent.seconds
         if intent.needs_source and media in ("image", "video") and self.source([]):
             args["inputs"] = [self.source([])]
+        if intent.needs_source and self.last_prompt():  # "make it bluer": the change, on what it changes
+            args["prompt"] = f"{self.last_prompt()}, {text}"
         return ModelReply(content=phrase("generating", self.lang, what=intent.subject or text),
                           tool_calls=[ToolCall(GENERATE[media], args)])
 
     def revised_prompt(self, text: str) -> str:
         base = next((s.get("args", {}).get("prompt") for s in reversed(self.steps)
                      if isinstance(s.get("args"), dict) and s["args"].get("prompt")), "")
+        base = base or self.last_prompt()  # a one-shot has no checklist: its last order is what is being changed
         return f"{base}, {text}" if base else text
+
+    def last_prompt(self) -> str:
+        """The prompt of the newest generation this task ordered (from its history)."""
+        for message in reversed(self.request.messages):
+            for call in reversed(message.get("tool_calls") or [] if message["role"] == "assistant" else []):
+                if call["function"]["name"] in PARALLEL:
+                    try:
+                        args = json.loads(call["function"].get("arguments") or "{}")
+                    except json.JSONDecodeError:
+                        continue
+                    if isinstance(args, dict) and args.get("prompt"):
+                        return str(args["prompt"])
+        return ""
 
     def last_media(self) -> str:
         for step in reversed(self.steps):
             for media, tool in GENERATE.items():
                 if step.get("tool") == tool:
                     return media
-        return "image"
+        made = [media_of(a) for a in self.hints.get("artifacts") or []]  # a one-shot has no checklist of its own
+        return next((m for m in made if m in GENERATE), "image")
 
     def status(self) -> ModelReply:
         done = sum(1 for s in self.steps if s["state"] in ("done", "skipped"))
