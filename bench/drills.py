@@ -394,6 +394,7 @@ def drill_film(d: Drill) -> None:
     """A short film (today's film flow) with a change sent while its clips are being made."""
     d.say("make a 15-second short film of a fox in a snowy forest, three shots", expect="new", label="film")
     d.expected_gates += 1  # the plan and its budget
+    d.expected_artifacts["film"] = 2  # today's flow: a key frame and the film; a change makes a new version of it
     d.settle("film", stop_at="gate")
     plan = d.pending_gates("film")
     if not plan:
@@ -470,6 +471,7 @@ def drill_flow(d: Drill) -> None:
     frozen = wait_until(lambda: process_state(proc.pid) == "T" or proc.poll() is not None, 60, 0.02)
     calls = [c["name"] for c in d.box.inspect()["tool_calls"] if c["status"] == "done"]
     interleaved = bool(frozen) and proc.poll() is None and calls[-1:] == ["read_flow"]
+    d.extra["interleaved"] = interleaved
     if not interleaved:
         d.findings.append(f"could not freeze the agent between its read and its edit (done calls: {calls})")
     edited = json.loads(json.dumps(FLOW))
@@ -583,6 +585,10 @@ def drill_memory(d: Drill) -> None:
     else:
         d.extra["forget_card"] = forget[0]["question"]
         d.approve(forget[0]["id"], 1)
+    for step in d.steps:
+        if step.get("main_reply", "").rstrip().endswith("?"):
+            d.findings.append(f"{step['step']}: Main answered with a question and no card to answer it: "
+                              f"{step['main_reply']!r}")
     d.say("a poster for a book fair", expect="new", label="book")
     d.settle("book")
     d.leaks = memory_leaks(d)
@@ -682,10 +688,9 @@ def print_table(results: list[dict[str, Any]], seed: int) -> None:
     print(f"routing: {wrong} of {routed} messages to the wrong target ({(wrong / routed * 100) if routed else 0:.1f} %;"
           " goal ≤ 2 %)")
     for r in results:
-        if r.get("error") or r["findings"]:
-            print(f"\n{r['drill']}:" + (f" ERROR {r['error']}" if r.get("error") else ""))
-            for finding in r["findings"]:
-                print(f"  - {finding}")
+        print(f"\n{r['drill']}:" + (f" ERROR {r['error']}" if r.get("error") else ""))
+        for finding in r["findings"]:
+            print(f"  - {finding}")
         if r.get("details"):
             print(f"  details: {json.dumps(r['details'], ensure_ascii=False, default=str)[:600]}")
 
