@@ -18,6 +18,7 @@ from typing import Any
 
 import platformdirs
 
+from . import clock
 from .errors import LomoError
 
 APP = "lomo"
@@ -255,6 +256,7 @@ def load_settings(
         return key.default if default is None else default
 
     ws = Path(pick("workspace", workspace, str(default_workspace()))).expanduser()
+    clock.set_offset(float(pick("runtime.clock_offset_s")))  # the one wall clock (lomo_tui/clock.py)
     replay = pick("replay_file")
     return Settings(
         workspace=ws.resolve(),

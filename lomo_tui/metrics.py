@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from sqlalchemy import select
 
 from .errors import UsageError
 from .store import schema as s
+from . import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -56,7 +56,7 @@ def parse_since(text: str, now: float | None = None) -> float:
     value = text.strip()
     found = RELATIVE.match(value.lower())
     if found:
-        return (now if now is not None else time.time()) - float(found.group(1)) * UNIT_SECONDS[found.group(2)]
+        return (now if now is not None else clock.now()) - float(found.group(1)) * UNIT_SECONDS[found.group(2)]
     try:
         when = dt.datetime.fromisoformat(value)
     except ValueError:
@@ -249,7 +249,7 @@ async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None =
     claimed transitions and the model calls; and per task (the TOP by model calls; rows from SINCE on) its calls,
     tokens and verified/claimed steps. {"days": [{"day", "verified", "claimed", "model_calls"}],
     "tasks": [{"task_id", "title", "model_calls", "tokens", "verified", "claimed"}]}."""
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     today = dt.date.fromtimestamp(now)
     first = today - dt.timedelta(days=days - 1)
     start = dt.datetime.combine(first, dt.time()).timestamp()

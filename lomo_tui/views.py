@@ -12,13 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
 from .errors import LomoError, UnknownId
+from . import clock
 
 if TYPE_CHECKING:
     from sqlalchemy import Table, func, or_, select
@@ -301,7 +301,7 @@ async def guarded(db: Any, fn: Callable[[Any], Awaitable[T]], default: T) -> T:
 
 
 def start_of_today(now: float | None = None) -> float:
-    today = dt.datetime.fromtimestamp(now if now is not None else time.time()).date()
+    today = dt.datetime.fromtimestamp(now if now is not None else clock.now()).date()
     return dt.datetime.combine(today, dt.time()).timestamp()
 
 

@@ -251,6 +251,15 @@ async def test_a_changed_fact_keeps_the_old_one_true_for_its_own_time(mind: Mind
     assert old["text"] == "Our brand colour is blue."  # a true fact for its time, not forgotten
 
 
+async def test_actually_i_prefer_corrects_the_earlier_preference_instead_of_adding_a_second_one(mind: Mind) -> None:
+    """Memory drill: "actually I prefer warm colours" after "I always prefer muted colours" left both active."""
+    await mind.say("I always prefer muted colours")
+    await mind.say("actually I prefer warm colours")
+    old, new = await mind.rows()
+    assert (old["status"], new["status"]) == ("superseded", "active") and old["id"] == new["id"]
+    assert "warm" in new["text"]
+
+
 # ---- recall ------------------------------------------------------------------------------------------------------
 async def test_recall_is_bounded_scoped_and_relevant(mind: Mind) -> None:
     for n in range(12):

@@ -6,11 +6,11 @@ import asyncio
 import json
 import signal
 import sys
-import time
 from typing import Any, AsyncIterator
 from contextlib import asynccontextmanager
 
 from ..errors import LomoError
+from .. import clock
 
 TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
                 ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
@@ -88,7 +88,7 @@ async def run_once(settings: Any, message: str, task_id: str | None, as_json: bo
     from .state import render_report, run_report
 
     runtime = _runtime(settings)
-    since = time.time()
+    since = clock.now()
     try:
         await runtime.open()
         if message or task_id:
@@ -219,7 +219,7 @@ async def send(settings: Any, args: argparse.Namespace) -> int:
     runtime = _runtime(settings)
     try:
         await runtime.open()
-        since = time.time()
+        since = clock.now()
         message_id, _ = await runtime.send(text, getattr(args, "task", None))
     finally:
         await runtime.close()

@@ -8,11 +8,11 @@ met. With a remote model it is a recorded model call, with the extractive text a
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, Iterable
 
 from .history import Entry, Segment
 from .tokens import estimate
+from .. import clock
 
 SEGMENT_CHARS = 2400
 CREATOR_CHARS = 280
@@ -152,7 +152,7 @@ async def store(conn: Any, task_id: str, span: list[Entry], text: str, method: s
     its first segment: that one is returned and nothing is written."""
     from ..store.engine import fetch, run
 
-    first, last, at = span[0].id, span[-1].id, time.time()
+    first, last, at = span[0].id, span[-1].id, clock.now()
     written = await run(conn, INSERT, dict(task=task_id, first=first, last=last, count=len(span), text=text,
                                            method=method, model=model, at=at))
     if written and call is not None:

@@ -7,7 +7,6 @@ explicit action creates (resolving a gate). A model's arguments or words never c
 from __future__ import annotations
 
 import datetime as dt
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from ..errors import LomoError, UnknownId
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -46,8 +46,7 @@ class Verdict:
 
 
 def start_of_today() -> float:
-    today = dt.datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
-    return today.timestamp()
+    return clock.today().timestamp()
 
 
 async def spent_today(conn: AsyncConnection) -> float:
@@ -136,10 +135,10 @@ async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str)
         raise LomoError("the main thread has no autonomy level: it routes messages and spends nothing; "
                         "set it on a task instead")
     result = await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(autonomy=level,
-                                                                                     updated_at=time.time()))
+                                                                                     updated_at=clock.now()))
     if not result.rowcount:
         raise UnknownId(f"no task with id {task_id!r}")
-    await conn.execute(insert(s.events).values(type="autonomy_set", at=time.time(), task_id=task_id,
+    await conn.execute(insert(s.events).values(type="autonomy_set", at=clock.now(), task_id=task_id,
                                                data={"level": level, "by": by}))
 
 
@@ -151,8 +150,8 @@ async def grant(conn: AsyncConnection, *, gate: Any, by: str) -> None:
         for item in items:
             await conn.execute(insert(s.authorisations).values(
                 id=new_id("auth"), task_id=gate.task_id, scope="call", idempotency_key=item["key"],
-                amount=float(item["amount"]), gate_id=gate.id, granted_by=by, created_at=time.time()))
+                amount=float(item["amount"]), gate_id=gate.id, granted_by=by, created_at=clock.now()))
     elif gate.kind == "plan" and scope.get("budget"):
         await conn.execute(insert(s.authorisations).values(
             id=new_id("auth"), task_id=gate.task_id, scope="plan", amount=float(scope["budget"]),
-            gate_id=gate.id, granted_by=by, created_at=time.time()))
+            gate_id=gate.id, granted_by=by, created_at=clock.now()))

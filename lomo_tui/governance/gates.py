@@ -6,7 +6,6 @@ expires — when its task is stopped or archived, or at its deadline — saying 
 """
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
@@ -16,6 +15,7 @@ from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import Database
 from .budget import grant
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -49,8 +49,8 @@ async def open_gate(conn: AsyncConnection, *, task_id: str | None, kind: str, qu
     await conn.execute(insert(s.gates).values(
         id=gate_id, task_id=task_id, turn_id=turn_id, tool_call_id=tool_call_id, kind=kind, status="pending",
         question=question, options=normalise_options(options), scope=scope, continues=continues,
-        dedupe_key=dedupe_key, created_at=time.time(), deadline=deadline))
-    await conn.execute(insert(s.events).values(type="gate_opened", at=time.time(), task_id=task_id,
+        dedupe_key=dedupe_key, created_at=clock.now(), deadline=deadline))
+    await conn.execute(insert(s.events).values(type="gate_opened", at=clock.now(), task_id=task_id,
                                                turn_id=turn_id, data={"gate_id": gate_id, "kind": kind}))
     return (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
 
@@ -72,7 +72,7 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).first()
         if row is None:
             raise UnknownId(f"no gate with id {gate_id!r}; `lomo gates` lists the pending ones")
-        if row.status == "pending" and row.deadline is not None and row.deadline <= time.time():
+        if row.status == "pending" and row.deadline is not None and row.deadline <= clock.now():
             await expire_gate(conn, row, "its deadline passed", row.scope and row.scope.get("on_expiry") or "")
             row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
         if row.status != "pending":
@@ -84,7 +84,7 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         label = options[chosen - 1]["label"] if approve and options else None
         resolution = {"approved": approve, "option": chosen, "label": label}
         changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate_id, s.gates.c.status == "pending")
-                                     .values(status="approved" if approve else "rejected", resolved_at=time.time(),
+                                     .values(status="approved" if approve else "rejected", resolved_at=clock.now(),
                                              resolution=resolution, resolved_by=by))
         if changed.rowcount != 1:  # another answer (or a stop) got there first
             latest = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
@@ -102,8 +102,8 @@ async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int
         if continue_task is not None and await _may_run(conn, continue_task):
             await ensure_turn(conn, continue_task)
             await conn.execute(update(s.tasks).where(s.tasks.c.id == continue_task).values(
-                status="active", status_reason="", updated_at=time.time()))
-        await conn.execute(insert(s.events).values(type="gate_resolved", at=time.time(), task_id=row.task_id,
+                status="active", status_reason="", updated_at=clock.now()))
+        await conn.execute(insert(s.events).values(type="gate_resolved", at=clock.now(), task_id=row.task_id,
                                                    turn_id=row.turn_id,
                                                    data={"gate_id": gate_id, "approved": approve, "by": by}))
         return (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
@@ -117,7 +117,7 @@ async def _may_run(conn: AsyncConnection, task_id: str) -> bool:
 
 async def expire_gate(conn: AsyncConnection, gate: Any, reason: str, instead: str) -> bool:
     """A pending gate becomes `expired` (conditional on still pending), saying why and what happened instead."""
-    t = time.time()
+    t = clock.now()
     changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate.id, s.gates.c.status == "pending").values(
         status="expired", resolved_at=t, resolved_by="lomo",
         resolution={"approved": False, "option": None, "label": None, "expired": True, "reason": reason,
@@ -139,7 +139,7 @@ async def expire_task_gates(conn: AsyncConnection, task_id: str, reason: str) ->
 async def expire_overdue(db: Database) -> list[Any]:
     """Expire pending gates whose deadline passed, each as if the creator had declined it (what the gate's
     `on_expiry` says happens instead). Returns the expired gates."""
-    t = time.time()
+    t = clock.now()
     async with db.read() as conn:
         due = (await conn.execute(select(s.gates).where(s.gates.c.status == "pending", s.gates.c.deadline.is_not(None),
                                                         s.gates.c.deadline <= t))).all()

@@ -13,7 +13,7 @@ Every change runs in one write transaction with its index rows and the profile. 
 """
 from __future__ import annotations
 
-import time
+from .. import clock
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,7 +143,7 @@ async def edit_memory(db: Any, memory_id: str, new_text: str) -> dict[str, Any]:
         if body == current.text:
             return {"id": memory_id, "version": current.version, "version_id": current.id, "evidence": None,
                     "unchanged": True}
-        t = time.time()
+        t = clock.now()
         evidence_id = await _evidence(conn, body, task_id=memory.scope_ref, at=t)
         await store.supersede(conn, current.id, t)
         kept = [(r.evidence_id, r.role) for r in await store.links_of(conn, current.id) if r.role != "confirm"]
@@ -163,7 +163,7 @@ async def confirm_memory(db: Any, memory_id: str) -> dict[str, Any]:
     Returns {"id", "version", "version_id", "evidence"}."""
     async with db.write() as conn:
         memory, current = await _active(conn, memory_id)
-        t = time.time()
+        t = clock.now()
         evidence_id = await _evidence(conn, CONFIRMED_TEXT, task_id=memory.scope_ref, at=t)
         await store.link(conn, current.id, evidence_id, "confirm", t)
         await conn.execute(update(s.memories).where(s.memories.c.id == memory_id).values(updated_at=t))

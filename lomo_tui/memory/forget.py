@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from typing import Any, Iterable
 
 from sqlalchemy import insert, select, text, update
@@ -31,6 +30,7 @@ from ..runtime.ids import new_id
 from ..store import schema as s
 from . import store
 from .extract import clauses, cues, extract_local, fingerprint, normalise
+from .. import clock
 
 log = logging.getLogger("lomo.memory")
 
@@ -92,7 +92,7 @@ async def open_forget_gate(db: Any, query: str, *, task_id: str | None, message_
                                         "Later work will no longer use them (the conversation itself stays).",
                                options=options, dedupe_key=f"forget:{message_id}",
                                scope={"memory_forget": forget_id, "memories": memory_ids})
-        t = time.time()
+        t = clock.now()
         await conn.execute(insert(s.memory_forgets).values(
             id=forget_id, request={"memories": memory_ids, "evidence": []}, status="awaiting_gate", stage=0,
             gate_id=gate.id, created_at=t, updated_at=t))
@@ -110,7 +110,7 @@ async def settle_gates(db: Any) -> int:
         async with db.write() as conn:
             await conn.execute(update(s.memory_forgets).where(
                 s.memory_forgets.c.id == row.id, s.memory_forgets.c.status == "awaiting_gate").values(
-                status="pending" if approved else "cancelled", updated_at=time.time()))
+                status="pending" if approved else "cancelled", updated_at=clock.now()))
         if approved:
             await run(db, row.id)
     return len(rows)
@@ -122,7 +122,7 @@ async def forget(db: Any, *, memory_ids: Iterable[str] = (), evidence_ids: Itera
     creator's explicit action (CLI --yes, an approved gate) is the caller's to check."""
     request = {"memories": list(dict.fromkeys(memory_ids)), "evidence": list(dict.fromkeys(evidence_ids))}
     forget_id = new_id("fgt")
-    t = time.time()
+    t = clock.now()
     async with db.write() as conn:
         await conn.execute(insert(s.memory_forgets).values(id=forget_id, request=request, status="pending", stage=0,
                                                            created_at=t, updated_at=t))
@@ -150,7 +150,7 @@ async def run(db: Any, forget_id: str) -> dict[str, Any]:
             result = dict(row.result or {})
             await STEPS[name](conn, row.request, result, forget_id)
             await conn.execute(update(s.memory_forgets).where(s.memory_forgets.c.id == forget_id).values(
-                stage=number, result=result, updated_at=time.time(),
+                stage=number, result=result, updated_at=clock.now(),
                 status="done" if number == len(STAGES) else "pending"))
         _fault()
     async with db.read() as conn:
@@ -162,7 +162,7 @@ async def run(db: Any, forget_id: str) -> dict[str, Any]:
 
 
 async def _revoke(conn: Any, request: dict[str, Any], result: dict[str, Any], forget_id: str) -> None:
-    t = time.time()
+    t = clock.now()
     marks: set[tuple[str | None, str]] = set()
     for evidence_id in request["evidence"]:
         row = (await conn.execute(select(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id))).first()
@@ -208,7 +208,7 @@ async def _blank(conn: Any, request: dict[str, Any], result: dict[str, Any], for
             for evidence_id in request["evidence"]:
                 await store.drop_links(conn, version.id, evidence_id, "confirm")
     live = [v for v in dependent.values() if v.status != "forgotten"]
-    await store.blank_versions(conn, [v.id for v in live], time.time())
+    await store.blank_versions(conn, [v.id for v in live], clock.now())
     result["versions"] = sorted(set(result.get("versions", [])) | {v.id for v in live})
     result["memories"] = sorted({v.memory_id for v in dependent.values()} | set(request["memories"]))
 
@@ -242,7 +242,7 @@ async def _rebuild(conn: Any, request: dict[str, Any], result: dict[str, Any], f
 
 
 async def _propagate(conn: Any, request: dict[str, Any], result: dict[str, Any], forget_id: str) -> None:
-    t = time.time()
+    t = clock.now()
     versions = result.get("versions", [])
     touched_evidence = list(request["evidence"]) + list((await conn.execute(select(
         s.memory_suppressions.c.evidence_id).where(s.memory_suppressions.c.forget_id == forget_id))).scalars())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
@@ -23,6 +22,7 @@ from ..router.index import dialect_name
 from ..store import schema as s
 from ..store.engine import fetch
 from . import store
+from .. import clock
 
 log = logging.getLogger("lomo.memory")
 
@@ -201,7 +201,7 @@ async def record_context_use(db: Any, task_id: str, turn_id: str | None, step: i
     if conn is None:
         async with db.write(durable=False) as conn:
             return await record_context_use(db, task_id, turn_id, step, ids, conn=conn)
-    t = time.time()
+    t = clock.now()
     await conn.execute(insert(s.memory_context_uses), [
         {"task_id": task_id, "turn_id": turn_id, "step": step, "version_id": v, "excluded": False, "created_at": t}
         for v in ids])

@@ -7,7 +7,6 @@ Extraction never stops a task: a failure leaves the evidence `failed` and `maint
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any, Awaitable, Callable
 
 from sqlalchemy import select, update
@@ -16,6 +15,7 @@ from ..models.nlu import detect_language
 from ..store import schema as s
 from . import store
 from .extract import Candidate, extract_local, forget_query, infer, validate_candidates
+from .. import clock
 
 log = logging.getLogger("lomo.memory")
 
@@ -148,7 +148,7 @@ async def retry_extraction(db: Any) -> int:
     async with db.read() as conn:
         ids = (await conn.execute(select(s.memory_evidence.c.id).where(
             s.memory_evidence.c.extract_status.in_(("pending", "failed")),
-            s.memory_evidence.c.attempts < MAX_ATTEMPTS, s.memory_evidence.c.created_at < time.time() - 1).limit(
+            s.memory_evidence.c.attempts < MAX_ATTEMPTS, s.memory_evidence.c.created_at < clock.now() - 1).limit(
             20))).scalars().all()
     for evidence_id in ids:
         await extract_evidence(db, evidence_id)

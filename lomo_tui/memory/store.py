@@ -6,7 +6,6 @@ depends on it (index rows, profile, derivations) commit together. Nothing here l
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Iterable
 
 from sqlalchemy import delete, func, insert, or_, select, text, update
@@ -16,6 +15,7 @@ from ..router.index import dialect_name
 from ..runtime.ids import new_id
 from ..store import schema as s
 from .extract import Candidate, fingerprint
+from .. import clock
 
 PROFILE_ENTRIES = 8  # the profile stays small: the newest stated creator-wide memories
 SUMMARY_ASKED = 3  # creator messages quoted in an episodic summary
@@ -39,7 +39,7 @@ async def record_evidence(conn: Any, message_id: str, task_id: str | None, messa
         return False
     await conn.execute(insert(s.memory_evidence).values(
         id=message_id, task_id=task_id, source="creator", text=message, language=language, eligible=True,
-        extract_status="pending", attempts=0, created_at=at or time.time()))
+        extract_status="pending", attempts=0, created_at=at or clock.now()))
     return True
 
 
@@ -97,7 +97,7 @@ async def unindex_versions(conn: Any, version_ids: Iterable[str]) -> None:
 async def add_version(conn: Any, memory_id: str, body: str, links: list[tuple[str, str]], *,
                       derived_from: Iterable[str] = (), at: float | None = None) -> str:
     """A new active version of MEMORY_ID standing on LINKS [(evidence id, role)], indexed."""
-    t = at or time.time()
+    t = at or clock.now()
     number = ((await conn.execute(select(func.max(s.memory_versions.c.version)).where(
         s.memory_versions.c.memory_id == memory_id))).scalar() or 0) + 1
     version_id = new_id("mv")
@@ -121,14 +121,14 @@ async def link(conn: Any, version_id: str, evidence_id: str, role: str, at: floa
         s.memory_evidence_links.c.role == role))).first()
     if exists is None:
         await conn.execute(insert(s.memory_evidence_links).values(
-            version_id=version_id, evidence_id=evidence_id, role=role, created_at=at or time.time()))
+            version_id=version_id, evidence_id=evidence_id, role=role, created_at=at or clock.now()))
 
 
 async def derive(conn: Any, target_kind: str, target_id: str, source_kind: str, source_id: str,
                  at: float | None = None) -> None:
     await conn.execute(insert(s.memory_derivations).values(
         target_kind=target_kind, target_id=target_id, source_kind=source_kind, source_id=source_id,
-        created_at=at or time.time()))
+        created_at=at or clock.now()))
 
 
 async def supersede(conn: Any, version_id: str, at: float, *, ends_validity: bool = False) -> None:
@@ -145,7 +145,7 @@ async def apply(conn: Any, candidate: Candidate, *, task_id: str | None, evidenc
     version). Returns the version id touched, or None when nothing was kept."""
     if await suppressed(conn, candidate, evidence_created):
         return None
-    t = time.time()
+    t = clock.now()
     evidence_ids = candidate.evidence_ids or [candidate.evidence_id]
     same = await _same_statement(conn, candidate)
     if same is not None:  # said again: a confirmation
@@ -217,7 +217,7 @@ async def refresh_profile(conn: Any, *, force: bool = False) -> int | None:
             return None
     if current is None and not entries and not force:
         return None
-    t = time.time()
+    t = clock.now()
     if current is not None:
         await conn.execute(update(s.memory_profiles).where(s.memory_profiles.c.id == current.id).values(
             status="replaced"))
@@ -272,7 +272,7 @@ async def summarise_task(conn: Any, task_id: str, *, rebuild: bool = False) -> s
         parts.append("Decided: " + "; ".join(chosen[:3]) + ".")
     if put_off:
         parts.append("Put off: " + "; ".join(clip(p, 60) for p in put_off[:3]) + ".")
-    t = time.time()
+    t = clock.now()
     if active is not None:
         await conn.execute(update(s.memory_summaries).where(s.memory_summaries.c.id == active.id).values(
             status="replaced"))

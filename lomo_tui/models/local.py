@@ -73,6 +73,23 @@ def latest_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def last_result(messages: list[dict[str, Any]], tool: str) -> dict[str, Any] | None:
+    """The newest successful result of TOOL anywhere in the history (parsed): a flow read in one step is
+    what the edit of a later step patches, after the step between them that completed the read."""
+    names = {c["id"]: c["function"]["name"] for m in messages if m["role"] == "assistant"
+             for c in m.get("tool_calls") or []}
+    for message in reversed(messages):
+        if message["role"] != "tool" or names.get(message.get("tool_call_id")) != tool:
+            continue
+        try:
+            data = json.loads(message.get("content") or "{}")
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and "error" not in data:
+            return data
+    return None
+
+
 def answers(messages: list[dict[str, Any]]) -> list[str]:
     """The creator's answers to ask_user, oldest first."""
     out = []
@@ -210,8 +227,7 @@ class Planner:
             "$last": artifacts[0] if artifacts else None,
             "$prev": previous[-1]["artifacts"][0] if previous else (artifacts[0] if artifacts else None),
             "$source": self.source(given),
-            "$version": next((r["data"].get("version") for r in reversed(self.results)
-                              if r["name"] == "read_flow"), None) or self.read_version(),
+            "$version": (last_result(self.request.messages, "read_flow") or {}).get("version"),
         }
 
         def fill(value: Any) -> Any:
@@ -225,18 +241,6 @@ class Planner:
 
         return fill(args)
 
-    def read_version(self) -> int | None:
-        """The version the latest read_flow in the history returned (its step may be a few steps back)."""
-        names = {c["id"]: c["function"]["name"] for m in self.request.messages if m["role"] == "assistant"
-                 for c in m.get("tool_calls") or []}
-        for message in reversed(self.request.messages):
-            if message["role"] == "tool" and names.get(message.get("tool_call_id")) == "read_flow":
-                try:
-                    return json.loads(message.get("content") or "{}").get("version")
-                except (json.JSONDecodeError, AttributeError):
-                    return None
-        return None
-
     def source(self, given: list[str]) -> str | None:
         images = self.hints.get("recent_images") or []
         if given and given[-1] in images:
@@ -247,7 +251,7 @@ class Planner:
         """Turn the checklist's edit descriptions into node patches against the flow just read."""
         if isinstance(args.get("edits"), dict):  # already node patches (a production graph's shot)
             return args
-        nodes = next((r["data"].get("nodes") for r in reversed(self.results) if r["name"] == "read_flow"), None) or []
+        nodes = (last_result(self.request.messages, "read_flow") or {}).get("nodes") or []
         patches: dict[str, Any] = {}
         for edit in args.get("edits") or []:
             ref = str(edit.get("node", ""))
@@ -306,8 +310,15 @@ class Planner:
         media = intent.media if intent.media in GENERATE else self.last_media()
         calls = [self.revision_args(text, piece, media) for piece in self.pointed_at(text, media)]
         if not calls:
-            inputs = (self.hints.get("artifacts") or [])[:1] if media in ("image", "video") else []
+            # an image is remade from the latest image; a clip takes only pictures as inputs, and its key frame
+            # shows the scene before the change, so a changed clip is made from its prompt alone
+            inputs = [a for a in self.hints.get("artifacts") or [] if media_of(a) == "image"][:1] \
+                if media == "image" else []
             calls = [{"prompt": self.revised_prompt(text), **({"inputs": inputs} if inputs else {})}]
+            seconds = next((s["args"].get("seconds") for s in reversed(self.steps) if s.get("tool") == GENERATE[media]
+                            and isinstance(s.get("args"), dict) and s["args"].get("seconds")), None)
+            if seconds and media in ("video", "audio"):
+                calls[0]["seconds"] = seconds  # a changed clip keeps its length
         title = f"{phrase('step_revise', self.lang)}: {text[:60]}"
         revisions = [{"title": title, "tool": GENERATE[media], "args": args} for args in calls]
         reviews = [i for i, s in enumerate(self.steps) if s.get("needs_confirmation") and s["state"] == "pending"]
@@ -353,20 +364,37 @@ class Planner:
             args["seconds"] = intent.seconds
         if intent.needs_source and media in ("image", "video") and self.source([]):
             args["inputs"] = [self.source([])]
+        if intent.needs_source and self.last_prompt():  # "make it bluer": the change, on what it changes
+            args["prompt"] = f"{self.last_prompt()}, {text}"
         return ModelReply(content=phrase("generating", self.lang, what=intent.subject or text),
                           tool_calls=[ToolCall(GENERATE[media], args)])
 
     def revised_prompt(self, text: str) -> str:
         base = next((s.get("args", {}).get("prompt") for s in reversed(self.steps)
                      if isinstance(s.get("args"), dict) and s["args"].get("prompt")), "")
+        base = base or self.last_prompt()  # a one-shot has no checklist: its last order is what is being changed
         return f"{base}, {text}" if base else text
+
+    def last_prompt(self) -> str:
+        """The prompt of the newest generation this task ordered (from its history)."""
+        for message in reversed(self.request.messages):
+            for call in reversed(message.get("tool_calls") or [] if message["role"] == "assistant" else []):
+                if call["function"]["name"] in PARALLEL:
+                    try:
+                        args = json.loads(call["function"].get("arguments") or "{}")
+                    except json.JSONDecodeError:
+                        continue
+                    if isinstance(args, dict) and args.get("prompt"):
+                        return str(args["prompt"])
+        return ""
 
     def last_media(self) -> str:
         for step in reversed(self.steps):
             for media, tool in GENERATE.items():
                 if step.get("tool") == tool:
                     return media
-        return "image"
+        made = [media_of(a) for a in self.hints.get("artifacts") or []]  # a one-shot has no checklist of its own
+        return next((m for m in made if m in GENERATE), "image")
 
     def status(self) -> ModelReply:
         done = sum(1 for s in self.steps if s["state"] in ("done", "skipped"))

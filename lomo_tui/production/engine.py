@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
+from .. import clock
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -74,7 +74,7 @@ async def load_records(db: Any, workspace: str, graph_path: str) -> dict[str, An
 
 
 async def _upsert(conn: Any, workspace: str, graph_path: str, node_id: str, type_: str, **values: Any) -> None:
-    values["updated_at"] = time.time()
+    values["updated_at"] = clock.now()
     moved = await conn.execute(update(s.production_nodes).where(
         s.production_nodes.c.workspace == workspace, s.production_nodes.c.graph == graph_path,
         s.production_nodes.c.node_id == node_id).values(**values))

@@ -8,13 +8,13 @@ goes on meanwhile. Routing grants no authority (A9).
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
 
 from ..store import schema as s
 from . import deterministic, index, memory
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -29,7 +29,7 @@ async def reopen(conn: AsyncConnection, row: Any, by: str) -> None:
     """The creator chose to resume an archived or stopped task: unarchive, unstop (epoch + 1, like resume)."""
     from ..runtime.ledger import Ledger
 
-    values: dict[str, Any] = {"archived": False, "updated_at": time.time()}
+    values: dict[str, Any] = {"archived": False, "updated_at": clock.now()}
     if row.status in ("stopped", "failed"):
         values.update(status="idle", status_reason="", epoch=row.epoch + 1)
     await conn.execute(update(s.tasks).where(s.tasks.c.id == row.id).values(**values))

@@ -11,7 +11,6 @@ rewrites it from the row (call it wherever a task's title, goal or summary chang
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -20,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 
 from ..models.nlu import fts_query, keywords, subject_keywords
 from ..store import schema as s
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -250,7 +250,7 @@ def _age(seconds: float) -> str:
 
 def render(entries: list[Entry], now: float | None = None) -> str:
     """The index as prompt text: one short block per task, recent first, retrieved ones marked."""
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     if not entries:
         return "Tasks: none yet. New work starts with create_task."
     lines = ["Tasks you can route to (most recently active first; “found” = an older task matched by search or "

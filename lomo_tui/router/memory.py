@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import time
 
 from sqlalchemy import insert, select
 
 from ..models.nlu import keywords
 from ..store import schema as s
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -35,7 +35,7 @@ async def remember(conn: AsyncConnection, text: str, task_id: str) -> bool:
     if len(words) < MIN_KEYWORDS:
         return False
     await conn.execute(insert(s.route_memory).values(keywords=" ".join(words), task_id=task_id,
-                                                     created_at=time.time()))
+                                                     created_at=clock.now()))
     return True
 
 

@@ -11,12 +11,12 @@ import asyncio
 import hashlib
 import logging
 import math
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, select
 
 from ..store import schema as s
+from .. import clock
 
 if TYPE_CHECKING:
     from ..runtime.scheduler import Runtime
@@ -106,7 +106,7 @@ class TaskVectors:
                     await conn.execute(delete(s.task_vectors).where(s.task_vectors.c.task_id == task_id))
                     await conn.execute(insert(s.task_vectors).values(task_id=task_id, model=self.model,
                                                                      digest=digest, vector=vector,
-                                                                     updated_at=time.time()))
+                                                                     updated_at=clock.now()))
             for (task_id, _, _), vector in zip(batch, vectors):
                 self.vectors[task_id] = vector
         return len(stale)

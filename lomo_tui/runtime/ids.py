@@ -7,7 +7,7 @@ older, shorter ids ("task-3f9a1c2b") stay valid beside these.
 from __future__ import annotations
 
 import secrets
-import time
+from .. import clock
 
 CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"  # ascending in ASCII: ids sort as their numbers do
 _PAIRS = [high + low for high in CROCKFORD for low in CROCKFORD]  # 10 bits -> two digits
@@ -15,7 +15,7 @@ _SHIFTS = range(120, -1, -10)  # 13 pairs: the 128-bit value as 26 digits (the f
 
 
 def new_id(prefix: str) -> str:
-    value = (time.time_ns() // 1_000_000) << 80 | secrets.randbits(80)
+    value = int(clock.now() * 1000) << 80 | secrets.randbits(80)
     return f"{prefix}-{''.join([_PAIRS[value >> shift & 1023] for shift in _SHIFTS])}"
 
 

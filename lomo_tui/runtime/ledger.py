@@ -7,7 +7,6 @@ its transaction is rolled back, a `stale_write_rejected` event is recorded, and 
 from __future__ import annotations
 
 import json
-import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, NamedTuple
@@ -21,6 +20,7 @@ from ..store.engine import Database, fetch, run
 from ..router.index import refresh_search_text
 from ..tasks import goals, stopcheck
 from .ids import call_key, new_id
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -88,7 +88,7 @@ class _InboxMoved(Exception):
 
 
 def now() -> float:
-    return time.time()
+    return clock.now()
 
 
 async def ensure_turn(conn: AsyncConnection, task_id: str) -> str:

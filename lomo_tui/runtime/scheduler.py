@@ -26,7 +26,7 @@ from ..tools import default_registry
 from ..tools.registry import Registry, Tool
 from ..governance import budget
 from ..governance.budget import Budget
-from .. import memory
+from .. import clock, memory
 from ..tasks import checklist
 from ..router import hooks as router_hooks
 from ..router import index as router_index
@@ -252,7 +252,7 @@ class Runtime:
         """Dynamic-tail sections and model hints beyond the brief (checklist, changes, waits).
         PENDING: the inbox messages the step reads (by default, what `readable_inbox` gives)."""
         extra: list[str] = []
-        hints: dict[str, Any] = {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        hints: dict[str, Any] = {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(clock.now()))}
         if task.kind == "main":
             pending = [m.text for m in (pending if pending is not None else await self.readable_inbox(conn, task))]
             similar = await self.vectors.similar(pending, router_index.RETRIEVED)

@@ -14,11 +14,11 @@ import asyncio
 import logging
 import shutil
 import sys
-import time
 from typing import TYPE_CHECKING
 
 from ..store.engine import DiskFull, run
 from .bus import Notice
+from .. import clock
 
 if TYPE_CHECKING:
     from .scheduler import Runtime
@@ -58,7 +58,7 @@ class SpaceWatch:
             self._parked.add(turn_id)
             self._episode_turns.add(turn_id)
         if self.full_since is None:
-            self.full_since, self.message, self._delay = time.time(), str(exc), FIRST_PROBE_S
+            self.full_since, self.message, self._delay = clock.now(), str(exc), FIRST_PROBE_S
             log.error("%s", self.message)  # once per episode, without a traceback: it is not a defect
             print(f"lomo: {self.message}", file=sys.stderr, flush=True)
             self.rt.bus.publish(Notice.DISK_FULL, None, message=self.message)
@@ -105,7 +105,7 @@ class SpaceWatch:
             parked = sorted(self._parked)
             try:
                 async with self.rt.db.write() as conn:
-                    now = time.time()
+                    now = clock.now()
                     for turn_id in parked:
                         await run(conn, RELEASE_PARKED, {"id": turn_id, "owner": self.rt.owner, "now": now})
             except DiskFull:
@@ -119,7 +119,7 @@ class SpaceWatch:
         while True:
             try:
                 await self.rt.ledger.record_event("disk_full", message=message, since=since,
-                                                  resumed_at=time.time(), turns=turns)
+                                                  resumed_at=clock.now(), turns=turns)
                 return
             except DiskFull:
                 await asyncio.sleep(delay)

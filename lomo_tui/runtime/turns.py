@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
@@ -29,6 +28,7 @@ from . import context
 from .bus import Notice
 from .ids import call_key
 from .ledger import Claim, StartedCall
+from .. import clock
 
 if TYPE_CHECKING:
     from .scheduler import Runtime
@@ -118,7 +118,7 @@ class TurnRunner:
         """The main thread never stays failed (its failure would hold every later message): the turn
         fails, the error is put on the message(s) it concerns — unread ones become `failed`, with a
         `message_failed` event — and the thread goes back to idle, so the next message tries again."""
-        t = time.time()
+        t = clock.now()
         reason = redact(reason)  # a provider's error may echo a key (#11 §7)
         async with self.ledger.fenced(self.claim) as conn:
             await conn.execute(update(s.turns).where(s.turns.c.id == self.claim.turn_id).values(

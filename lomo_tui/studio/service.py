@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import logging
 import re
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
@@ -28,6 +27,7 @@ from ..tasks import checklist
 from ..workspace.files import atomic_write, replace_if_unchanged
 from ..workspace.errors import WorkspaceError
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
+from .. import clock
 
 if TYPE_CHECKING:
     from ..runtime.scheduler import Runtime
@@ -103,9 +103,9 @@ class Studio:
         """When an unresolved job is given up and refunded: `[studio] deadline_seconds` for real providers,
         else a multiple of the embedded studio's expected latency."""
         if self.deadline_seconds:
-            return time.time() + float(self.deadline_seconds)
+            return clock.now() + float(self.deadline_seconds)
         scale = self.rt.settings.time_scale if self.provider.local else 1.0
-        return time.time() + max(MIN_DEADLINE * scale, DEADLINE_FACTOR * expected * scale, 1.0)
+        return clock.now() + max(MIN_DEADLINE * scale, DEADLINE_FACTOR * expected * scale, 1.0)
 
     async def place(self, conn: Any, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any],
                     amount: float, expected_latency: float) -> str:
@@ -116,7 +116,7 @@ class Studio:
         if found is not None:
             return found
         job_id = new_id("job")
-        t = time.time()
+        t = clock.now()
         await conn.execute(insert(s.jobs).values(
             id=job_id, workspace=self.workspace_key, idempotency_key=ctx.key, task_id=ctx.task_id,
             turn_id=ctx.claim.turn_id, step=ctx.step, kind=kind, provider=self.provider.name,
@@ -143,7 +143,7 @@ class Studio:
         async with self.rt.db.write() as conn:
             moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.status == "submitting")
                                        .values(provider_job_id=provider_job_id, status="queued",
-                                               updated_at=time.time()))
+                                               updated_at=clock.now()))
             if not moved.rowcount:  # cancelled (its task stopped) while the provider took it
                 await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.provider_job_id.is_(None))
                                    .values(provider_job_id=provider_job_id))
@@ -199,7 +199,7 @@ class Studio:
                 moved = await conn.execute(update(s.jobs).where(
                     s.jobs.c.id == job.id, s.jobs.c.status == job.status, s.jobs.c.event_seq == job.event_seq).values(
                     status=event.status, progress=max(event.progress, job.progress), event_seq=event.seq,
-                    updated_at=time.time()))
+                    updated_at=clock.now()))
                 if not moved.rowcount:
                     return
         if event.status in ("queued", "running"):
@@ -252,7 +252,7 @@ class Studio:
             return hashlib.sha256(data).hexdigest(), path, rel
 
         workspace = self.rt.workspace
-        t = time.time()
+        t = clock.now()
         written = False
         try:
             async with self.rt.db.write() as conn:
@@ -325,7 +325,7 @@ class Studio:
     async def _finish(self, job_id: str, status: str, error: str, *, refund: bool, seq: int | None = None) -> bool:
         """End a job in STATUS, conditional on the state read here; events, refund and wake-up follow only
         the transition that happened. Returns whether it happened."""
-        t = time.time()
+        t = clock.now()
         async with self.rt.db.write() as conn:
             job = (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
             if job.status in TERMINAL and not (job.status == "unknown" and status == "expired"):
@@ -370,7 +370,7 @@ class Studio:
             async with self.rt.db.write() as conn:
                 moved = await conn.execute(update(s.jobs).where(
                     s.jobs.c.id == job.id, s.jobs.c.cancel_state == "requested").values(
-                    cancel_state=state, error=(job.error or "cancelled") + note, updated_at=time.time()))
+                    cancel_state=state, error=(job.error or "cancelled") + note, updated_at=clock.now()))
             if moved.rowcount and state == "cancelled":
                 self._discard(job.provider_job_id)
             if moved.rowcount:
@@ -389,7 +389,7 @@ class Studio:
             moved = await conn.execute(update(s.jobs).where(
                 s.jobs.c.id == job.id, s.jobs.c.status == "cancelled",
                 s.jobs.c.cancel_state.in_(("requested", "unsupported"))).values(
-                cancel_state="kept_aside", event_seq=seq, updated_at=time.time(),
+                cancel_state="kept_aside", event_seq=seq, updated_at=clock.now(),
                 error=f"{job.error or 'cancelled'}; its late result was kept aside in {rel} (not attached)"))
             if moved.rowcount:
                 def store() -> None:
@@ -418,7 +418,7 @@ class Studio:
         """Pass cancellations to the provider, poll silent jobs (lost callbacks) and expire the ones past
         their deadline (refunded)."""
         await self.settle_cancelled()
-        t = time.time()
+        t = clock.now()
         silence = SILENCE_SECONDS * self.rt.settings.time_scale
         async with self.rt.db.read() as conn:
             rows = (await conn.execute(select(s.jobs).where(
@@ -449,7 +449,7 @@ async def cancel_task_jobs(conn: Any, task_id: str, reason: str) -> list[str]:
     """Cancel TASK_ID's in-flight jobs in the caller's transaction (its stop or archive): each ends
     `cancelled` (conditional on the state read), its charge is refunded (nothing was delivered), event
     `job_cancelled`. The provider hears of it from the studio that runs the job (`settle_cancelled`)."""
-    t = time.time()
+    t = clock.now()
     cancelled = []
     rows = (await conn.execute(select(s.jobs).where(s.jobs.c.task_id == task_id, s.jobs.c.status.in_(LIVE)))).all()
     for job in rows:

@@ -6,7 +6,6 @@ Revising a plan keeps each surviving step's id (and so its artifact links); drop
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from sqlalchemy import func, insert, select, update
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -60,7 +60,7 @@ async def items(conn: AsyncConnection, task_id: str, *, include_removed: bool = 
 async def revise(conn: AsyncConnection, task_id: str, steps: list[dict[str, Any]]) -> list[Item]:
     """Replace the plan with STEPS; a step that names an existing id keeps it (and its links)."""
     existing = {i.id: i for i in await items(conn, task_id, include_removed=True)}
-    t = time.time()
+    t = clock.now()
     kept: set[str] = set()
     for position, step in enumerate(steps, 1):
         title = str(step.get("title") or "").strip()
@@ -94,7 +94,7 @@ async def find(conn: AsyncConnection, task_id: str, ref: Any) -> Item | None:
 async def complete(conn: AsyncConnection, item_id: str, *, evidence: str, objects: list[tuple[str, int]] = ()
                    ) -> None:
     """Mark a step done with its evidence, linking the artifacts (object id, version) that show it."""
-    t = time.time()
+    t = clock.now()
     await conn.execute(update(s.checklist).where(s.checklist.c.id == item_id).values(
         state="done", evidence=evidence, done_at=t, updated_at=t))
     for object_id, version in objects:

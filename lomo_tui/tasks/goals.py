@@ -7,12 +7,12 @@ its record commit together or not at all. A write that changes nothing records n
 """
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
 
 from ..store import schema as s
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -25,7 +25,7 @@ async def record(conn: AsyncConnection, task_id: str, *, goal: str, brief: str, 
         s.task_goal_versions.c.task_id == task_id))).scalar() or 0) + 1
     await conn.execute(insert(s.task_goal_versions).values(
         task_id=task_id, version=version, goal=goal, brief=brief, who=who, why=why, message_id=message_id,
-        at=at if at is not None else time.time()))
+        at=at if at is not None else clock.now()))
     return version
 
 
@@ -37,7 +37,7 @@ async def revise(conn: AsyncConnection, task_id: str, *, goal: str | None = None
     new_brief = row.brief if brief is None else brief
     if (new_goal, new_brief) == (row.goal, row.brief):
         return None
-    t = time.time()
+    t = clock.now()
     await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(goal=new_goal, brief=new_brief,
                                                                            updated_at=t))
     return await record(conn, task_id, goal=new_goal, brief=new_brief, who=who, why=why, message_id=message_id,

@@ -10,7 +10,6 @@ generation failed is `failed`, never `done`.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from sqlalchemy import func, insert, select, update
 from ..governance.gates import open_gate
 from ..store import schema as s
 from . import checklist
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -191,7 +191,7 @@ async def stop_on_failure(conn: AsyncConnection, task: Any, failure: Failure, tr
     twice, many = TIMES_WORDS.get(task.language, TIMES_WORDS["en"])
     times = twice if tries == 2 else many.format(n=tries)
     reason = words[0].format(title=task.title, what=what, times=times, error=error)
-    at = time.time()
+    at = clock.now()
     await open_gate(conn, task_id=task.id, kind="question", dedupe_key=f"failure:{task.id}:{at:.6f}",
                     question=reason,
                     options=[{"label": words[1], "consequence": words[2]}, {"label": words[3], "consequence": words[4]},
@@ -215,7 +215,7 @@ async def close_failure_cards(conn: AsyncConnection, task_id: str) -> int:
     as `expired`. Returns how many closed."""
     result = await conn.execute(update(s.gates).where(
         s.gates.c.task_id == task_id, s.gates.c.status == "pending", s.gates.c.dedupe_key.like("failure:%")).values(
-        status="expired", resolved_at=time.time(), resolved_by="superseded by the creator's message"))
+        status="expired", resolved_at=clock.now(), resolved_by="superseded by the creator's message"))
     return result.rowcount or 0
 
 
@@ -230,7 +230,7 @@ async def one_shot_verdict(conn: AsyncConnection, task: Any, turn: Any) -> Verdi
     if failures and all(f.kind == "declined" for f in failures):
         return Verdict("idle", "the spend was declined; nothing was made")
     error = next((f.error for f in reversed(failures) if f.error), "the generation failed")
-    await conn.execute(insert(s.events).values(type="task_failed", at=time.time(), task_id=task.id,
+    await conn.execute(insert(s.events).values(type="task_failed", at=clock.now(), task_id=task.id,
                                                data={"reason": error}))
     return Verdict("failed", error)
 
@@ -276,7 +276,7 @@ async def on_failure_resolved(conn: AsyncConnection, gate: Any, approved: bool) 
     """After a failure card: 1 tries again (returns the task id to continue), 2 waits for the creator's
     change, 3 (or a rejection) stops the task."""
     option = (gate.resolution or {}).get("option") if approved else 3
-    t = time.time()
+    t = clock.now()
     task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == gate.task_id))).first()
     if task is None or task.status == "stopped":
         return None
@@ -310,7 +310,7 @@ async def on_checkpoint_resolved(conn: AsyncConnection, gate: Any, approved: boo
         return None
     if not approved:
         await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
-            status="idle", status_reason="the creator asked for changes", updated_at=time.time()))
+            status="idle", status_reason="the creator asked for changes", updated_at=clock.now()))
         return None
     await checklist.complete(conn, item_id, evidence=f"approved by {gate.resolved_by or 'the creator'}")
     return gate.task_id

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import Any
 
 from ..governance.gates import open_gate
 from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
+from .. import clock
 
 STR = {"type": "string"}
 PATH = {"type": "string", "description": "workspace path, relative to the workspace root (e.g. posters/a.md)"}
@@ -139,7 +139,7 @@ def register(reg: Registry) -> None:
         if deadline_minutes is not None:
             if if_unanswered is not None and if_unanswered not in options:
                 raise ToolError(f"if_unanswered must be one of the options ({', '.join(options)})")
-            deadline = time.time() + float(deadline_minutes) * 60
+            deadline = clock.now() + float(deadline_minutes) * 60
             scope.update(default=if_unanswered, on_expiry=f"went on with “{if_unanswered}”" if if_unanswered
                          else "went on without an answer")
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:

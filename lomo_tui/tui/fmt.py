@@ -8,6 +8,8 @@ from typing import Callable
 
 from textual.content import Content, Span
 
+from .. import clock
+
 Clock = Callable[[float], str]
 
 STATE_STYLE = {
@@ -31,7 +33,7 @@ def clock_time(at: float) -> str:
     """Local wall-clock time for a timestamp (HH:MM, or the date for older days)."""
     if not at:
         return ""
-    now = time.localtime()
+    now = time.localtime(clock.now())
     then = time.localtime(at)
     if then[:3] == now[:3]:
         return time.strftime("%H:%M", then)

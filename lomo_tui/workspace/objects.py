@@ -12,7 +12,6 @@ import difflib
 import fnmatch
 import hashlib
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from ..store.engine import Database, fetch
 from .errors import BinaryFile, FileTooLarge, WorkspaceError
 from .files import apply_edits, decode_text, is_text, kind_for, read_text_limited, replace_if_unchanged, sample_file
 from .paths import check_workspace_root, is_ignored, relative_name, resolve_in_workspace, safe_name
+from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -101,7 +101,7 @@ class Workspace:
         Call it inside `db.write()`; it takes the workspace's lock, so the next version number is
         decided by one process at a time."""
         await self.guard(conn)
-        t = time.time()
+        t = clock.now()
         row = await self._object(conn, rel)
         snapshot = content if content is not None and len(content) <= SNAPSHOT_BYTES else None
         if row is not None and row.hash == digest:
@@ -132,8 +132,8 @@ class Workspace:
         for reader in readers:
             await conn.execute(insert(s.notices).values(
                 task_id=reader.task_id, object_id=object_id, path=rel, from_version=reader.last_read_version,
-                to_version=version, summary=summary, created_at=time.time()))
-            await conn.execute(insert(s.events).values(type="object_changed", at=time.time(),
+                to_version=version, summary=summary, created_at=clock.now()))
+            await conn.execute(insert(s.events).values(type="object_changed", at=clock.now(),
                                                        task_id=reader.task_id,
                                                        data={"path": rel, "version": version}))
 
@@ -162,10 +162,10 @@ class Workspace:
                     if old is not None:
                         await self._retire(conn, rel)  # a move onto an existing file replaces it
                         await conn.execute(update(s.objects).where(s.objects.c.id == old.id).values(
-                            path=rel, updated_at=time.time()))
+                            path=rel, updated_at=clock.now()))
                 if sample is None:  # gone (whatever the watcher said): record the deletion
                     if await self._retire(conn, rel):
-                        await conn.execute(insert(s.events).values(type="object_deleted", at=time.time(),
+                        await conn.execute(insert(s.events).values(type="object_deleted", at=clock.now(),
                                                                    data={"path": rel}))
                     return None
                 digest, size, text_ = sample
@@ -177,7 +177,7 @@ class Workspace:
         if row is None:
             return False
         await conn.execute(update(s.objects).where(s.objects.c.id == row.id).values(
-            deleted=True, updated_at=time.time(), **values))
+            deleted=True, updated_at=clock.now(), **values))
         return True
 
     async def index_new(self, entries: dict[str, str], chunk: int = 500) -> int:
@@ -201,7 +201,7 @@ class Workspace:
                 await self.guard(conn)
                 known = set((await conn.execute(select(s.objects.c.path).where(
                     self.scope, s.objects.c.path.in_([rel for rel, _, _ in batch])))).scalars())
-                t = time.time()
+                t = clock.now()
                 objects, versions = [], []
                 for rel, size, text_ in batch:
                     if rel in known:
@@ -381,7 +381,7 @@ class Workspace:
     @staticmethod
     async def touch(conn: AsyncConnection, task_id: str, seen: Seen, *, read: bool = False,
                      wrote: bool = False) -> None:
-        t = time.time()
+        t = clock.now()
         row = (await conn.execute(select(s.task_objects).where(
             s.task_objects.c.task_id == task_id, s.task_objects.c.object_id == seen.object_id))).first()
         values: dict[str, Any] = {"updated_at": t}
@@ -408,7 +408,7 @@ class Workspace:
                 await self.guard(conn)
                 await asyncio.to_thread(path.unlink, missing_ok=True)
                 await self._retire(conn, rel, last_author="agent", last_task_id=task_id)
-                await conn.execute(insert(s.events).values(type="object_deleted", at=time.time(), task_id=task_id,
+                await conn.execute(insert(s.events).values(type="object_deleted", at=clock.now(), task_id=task_id,
                                                            data={"path": rel, "by": "agent"}))
         return {"path": rel, "deleted": True}
 
@@ -511,7 +511,7 @@ async def register_workspace(db: Database, root: Path) -> str:
         found = (await conn.execute(select(s.workspaces.c.id).where(s.workspaces.c.root == real))).scalar()
         if found is None:
             found = new_id("ws")
-            await conn.execute(insert(s.workspaces).values(id=found, root=real, created_at=time.time()))
+            await conn.execute(insert(s.workspaces).values(id=found, root=real, created_at=clock.now()))
         orphans = (await conn.execute(select(s.objects.c.path).where(
             s.objects.c.workspace_id.is_(None)).order_by(s.objects.c.deleted, s.objects.c.updated_at.desc()).limit(
             ADOPT_SAMPLE))).scalars().all()

@@ -3,7 +3,7 @@ where a chart reads better than numbers — verified steps and model calls per d
 the prompt cache's share (issue #13). `p` changes the period; every figure is counted from the ledgers."""
 from __future__ import annotations
 
-import time
+from ... import clock
 from typing import Any
 
 from textual.app import ComposeResult
@@ -152,7 +152,7 @@ class StatsScreen(Screen):
         from ... import metrics
         from ...context.usage import cache_usage
 
-        now = time.time()
+        now = clock.now()
         since = None if span is None else now - span
         async with app.session.db.read() as conn:
             doc = await metrics.compute(conn, task_id=self.task_id, since=since)
