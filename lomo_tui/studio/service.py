@@ -24,7 +24,7 @@ from sqlalchemy import insert, select, update
 from ..runtime.bus import Notice
 from ..runtime.ids import new_id
 from ..store import schema as s
-from ..tasks import checklist
+from ..tasks import evidence as steps_evidence
 from ..workspace.files import atomic_write, replace_if_unchanged
 from ..workspace.errors import WorkspaceError
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
@@ -274,9 +274,9 @@ class Studio:
                     if job.task_id:
                         await workspace.touch(conn, job.task_id, seen, wrote=True)
                     step = (job.params or {}).get("step")
-                    if step:
-                        await checklist.complete(conn, step, evidence=f"made {rel}",
-                                                 objects=[(seen.object_id, seen.version)])
+                    if step:  # VALIDATE before the checklist moves (J4): a result that is not what was ordered waits
+                        await steps_evidence.complete_by_job(conn, self.rt.workspace.root, job, step, rel,
+                                                             seen.object_id, seen.version)
                     await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id, path=rel)
                     requeued = await self._requeue(conn, job.turn_id)
         except BaseException:
