@@ -7,6 +7,7 @@ after the step was checked sends the step back to be checked again.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 from PIL import Image
@@ -159,6 +160,11 @@ async def test_a_made_poster_the_creator_edits_is_checked_again_and_reopened_whe
         [marked] = await step_rows(rt, task)
         assert marked.state == "done" and marked.why == f"{rel} changed after this step was checked (v1 → v2, by you)"
         assert "(to check again:" in checklist.render([marked])
+        shown = lomo.run("task", "show", task, "--json")
+        assert shown.returncode == 0, shown.stderr
+        [item] = json.loads(shown.stdout)["checklist"]
+        assert item["why"] == marked.why and [e["source"] for e in item["evidence_records"]] == ["job"]
+        assert f"! to check again: {rel} changed" in lomo.run("task", "show", task).stdout
 
         assert await evidence.revalidate(rt.db, rt.workspace.root, task) == [
             {"item": step.id, "outcome": "revalidated", "why": marked.why}]
