@@ -14,7 +14,7 @@ from PIL import Image
 from sqlalchemy import select
 
 from conftest import LomoEnv
-from lomo_tui import metrics
+from lomo_tui import metrics, views
 from lomo_tui.governance.gates import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
@@ -165,6 +165,8 @@ async def test_a_made_poster_the_creator_edits_is_checked_again_and_reopened_whe
         [item] = json.loads(shown.stdout)["checklist"]
         assert item["why"] == marked.why and [e["source"] for e in item["evidence_records"]] == ["job"]
         assert f"! to check again: {rel} changed" in lomo.run("task", "show", task).stdout
+        [card_item] = await views.load_checklist(rt.db, task)  # the task card says it too
+        assert card_item.why == f"to check again: {marked.why}"
 
         assert await evidence.revalidate(rt.db, rt.workspace.root, task) == [
             {"item": step.id, "outcome": "revalidated", "why": marked.why}]

@@ -116,11 +116,13 @@ def inspect(root: Path, rel: str) -> Facts:
             facts.error = "the file is too large to check"
             return facts
         suffix = path.name.lower().rsplit(".", 1)[-1] if "." in path.name else ""
-        for probe in _PROBES_BY_SUFFIX.get(suffix, _PROBES):
-            if probe(path, facts):
-                return facts
-        if not facts.error:
-            facts.error = "its content is not a readable image, clip, sound, 3D model or text"
+        probes = _PROBES_BY_SUFFIX.get(suffix, _PROBES)
+        for probe in probes:
+            attempt = Facts(rel)  # each probe starts clean: a failed one leaves nothing behind
+            if probe(path, attempt):
+                return attempt
+            facts.error = attempt.error if len(probes) == 1 else ""
+        facts.error = facts.error or "its content is not a readable image, clip, sound, 3D model or text"
     except OSError as exc:
         facts.error = f"the file could not be read ({exc.strerror or exc.__class__.__name__})"
     return facts
