@@ -152,6 +152,12 @@ def _picture(path: Path, facts: Facts) -> bool:
     return True
 
 
+def _gif(path: Path, facts: Facts) -> bool:
+    """A GIF clip, read by PyAV (its container knows the length; Pillow would decode every frame); a still GIF
+    is left to `_picture`."""
+    return _media(path, facts) and (facts.frames or 0) > 1
+
+
 def _media(path: Path, facts: Facts) -> bool:
     import av
 
@@ -254,7 +260,7 @@ def _text(path: Path, facts: Facts) -> bool:
 
 _PROBES = (_picture, _model, _wave, _media, _text)
 _PROBES_BY_SUFFIX = {
-    "png": (_picture,), "jpg": (_picture,), "jpeg": (_picture,), "webp": (_picture,), "gif": (_picture,),
+    "png": (_picture,), "jpg": (_picture,), "jpeg": (_picture,), "webp": (_picture,), "gif": (_gif, _picture),
     "bmp": (_picture,), "tif": (_picture,), "tiff": (_picture,),
     "mp4": (_media,), "mov": (_media,), "webm": (_media,), "mkv": (_media,), "m4v": (_media,),
     "wav": (_wave,), "mp3": (_media,), "ogg": (_media,), "flac": (_media,), "m4a": (_media,),
