@@ -144,6 +144,22 @@ async def test_a_written_document_completes_its_step_with_evidence_and_every_pha
     assert doc["tokens_per_verified_transition"] == doc["counts"]["tokens"]
 
 
+async def test_a_document_step_that_changed_nothing_does_not_complete(lomo: LomoEnv) -> None:
+    lomo.replay(plan({"title": "Draft the notes", "tool": "write_file"}, {"title": "Polish the notes", "tool": "edit_file"}),
+                call(("write_file", {"path": "notes.md", "content": "draft\n", "base_version": None})),
+                call(("complete_step", {"step": "1", "artifacts": ["notes.md"]})),
+                call(("complete_step", {"step": "2", "evidence": "polished", "artifacts": ["notes.md"]})),
+                {"content": "finished", "tool_calls": []})
+    rt, task = await run_task(lomo, "draft and polish the notes")
+    try:
+        first, second = await step_rows(rt, task)
+        [refusal] = await failed_calls(rt, "complete_step")
+    finally:
+        await rt.close()
+    assert (first.state, second.state) == ("done", "pending")
+    assert "notes.md v1 already shows step 1: it is not a new version" in refusal["error"]
+
+
 async def test_a_made_poster_the_creator_edits_is_checked_again_and_reopened_when_it_breaks(
         lomo: LomoEnv) -> None:
     lomo.replay(plan({"title": "Poster", "tool": "generate_image", "args": {"prompt": "a jazz poster"}}),

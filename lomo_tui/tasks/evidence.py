@@ -114,11 +114,11 @@ async def _object_source(conn: AsyncConnection, scope: Any, rel: str) -> Source 
     return Source("object_version", row.path, row.id, row.version, produced_at=made or time.time())
 
 
-async def job_sources(conn: AsyncConnection, item_id: str) -> list[Source]:
-    """The finished jobs ordered for the step, with the object version each delivered."""
+async def job_sources(conn: AsyncConnection, task_id: str, item_id: str) -> list[Source]:
+    """The finished jobs the task ordered for the step, with the object version each delivered."""
     out = []
-    for job in (await conn.execute(select(s.jobs).where(s.jobs.c.status == "done").order_by(
-            s.jobs.c.finished_at))).all():
+    for job in (await conn.execute(select(s.jobs).where(s.jobs.c.task_id == task_id, s.jobs.c.status == "done")
+                                   .order_by(s.jobs.c.finished_at))).all():
         params = job.params or {}
         if params.get("step") != item_id or not job.artifact_path:
             continue
@@ -175,7 +175,7 @@ async def claimed_sources(conn: AsyncConnection, scope: Any, task_id: str, item_
             sources.append(found)
     if artifacts:
         return sources, problems
-    sources = await job_sources(conn, item_id)
+    sources = await job_sources(conn, task_id, item_id)
     promised = verify.PROMISED_KIND.get(row.tool or "")
     since = _opened_at(row)
     if not sources and promised == "read":
