@@ -160,6 +160,27 @@ async def test_a_document_step_that_changed_nothing_does_not_complete(lomo: Lomo
     assert "notes.md v1 already shows step 1: it is not a new version" in refusal["error"]
 
 
+async def test_a_job_result_that_is_not_what_its_step_promised_fails_the_job_and_refunds_it(lomo: LomoEnv) -> None:
+    lomo.replay(plan({"title": "The sound", "tool": "generate_audio", "args": {"prompt": "rain", "seconds": 3}},
+                     {"title": "A picture", "tool": "generate_image", "args": {"prompt": "rain"}}),
+                call(("generate_image", {"prompt": "rain", "step": "1"})),  # the picture, for the sound's step
+                {"content": "hm", "tool_calls": []})
+    rt, task = await run_task(lomo, "a picture of rain and the sound of rain")
+    try:
+        step, _ = await step_rows(rt, task)
+        [refusal] = await failed_calls(rt, "generate_image")
+        async with rt.db.read() as conn:
+            job = (await conn.execute(select(s.jobs))).one()
+            charge = (await conn.execute(select(s.charges.c.status))).scalar()
+        types = await event_types(rt, task)
+    finally:
+        await rt.close()
+    assert step.state == "pending" and job.status == "failed" and charge == "refunded"
+    assert job.error.startswith("the result did not check out: renders/image/") and "not a sound" in job.error
+    assert refusal["error_kind"] == "job_failed" and "did not check out" in refusal["error"]
+    assert "transition_rejected" in types and "transition_written" not in types
+
+
 async def test_a_made_poster_the_creator_edits_is_checked_again_and_reopened_when_it_breaks(
         lomo: LomoEnv) -> None:
     lomo.replay(plan({"title": "Poster", "tool": "generate_image", "args": {"prompt": "a jazz poster"}}),
