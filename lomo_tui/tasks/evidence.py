@@ -38,10 +38,6 @@ SOURCES = ("job", "object_version", "creator_answer", "read")
 MADE = ("job", "object_version")  # sources that point at a file
 
 
-class Unverified(Exception):
-    """A completion whose result did not validate; the message says what is missing."""
-
-
 @dataclass
 class Source:
     """One thing that shows a step is done."""
@@ -210,11 +206,11 @@ async def judge(conn: AsyncConnection, root: Path, task_id: str, item_id: str, s
         elif src.kind == "read":
             checks.append({"read": src.path, "version": src.version})
             if promise.kind not in ("read", None):
-                problems.append(f"reading {src.path} is not {verify._a(promise.kind)}")
+                problems.append(f"reading {src.path} is not {verify.a_kind(promise.kind)}")
         elif src.kind == "creator_answer":
             checks.append({"answer": src.gate_id})
             if promise.kind in verify.MEDIA or promise.kind in verify.CHANGES:
-                problems.append(f"an answer is not {verify._a(promise.kind)}")
+                problems.append(f"an answer is not {verify.a_kind(promise.kind)}")
     if sources and promise.count > 1 and made < promise.count:
         problems.append(f"the step promised {promise.count} results; {made} check out")
     return Verdict(not problems, sources, checks, problems, promise)
@@ -225,7 +221,7 @@ def _missing(promise: verify.Promise) -> str:
         return "nothing shows it: no successful read for this step yet"
     if promise.kind == "answer":
         return "nothing shows it: the creator has not answered this step's question"
-    what = verify._a(promise.kind) if promise.kind else "a result"
+    what = verify.a_kind(promise.kind) if promise.kind else "a result"
     return (f"nothing shows it: name the workspace file this step made ({what}) in `artifacts`, or let its "
             "job finish")
 

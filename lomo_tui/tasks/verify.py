@@ -279,7 +279,7 @@ def problems(promise: Promise, facts: Facts) -> list[str]:
     if wanted in MEDIA or wanted in CHANGES:
         ok = facts.kind == wanted or (wanted == "document" and facts.kind == "flow")
         if not ok:
-            out.append(f"{facts.path} is {_a(facts.kind)}, not {_a(wanted)}")
+            out.append(f"{facts.path} is {a_kind(facts.kind)}, not {a_kind(wanted)}")
             return out
     if promise.size and (facts.width, facts.height) != promise.size:
         out.append(f"{facts.path} is {facts.width}×{facts.height}, not the {promise.size[0]}×{promise.size[1]} "
@@ -292,7 +292,8 @@ def problems(promise: Promise, facts: Facts) -> list[str]:
     return out
 
 
-def _a(kind: str | None) -> str:
+def a_kind(kind: str | None) -> str:
+    """The kind with its article, for messages ("an image", "a 3D model")."""
     if kind is None:
         return "something unreadable"
     return {"3d": "a 3D model", "image": "an image", "audio": "a sound"}.get(kind, f"a {kind}")
