@@ -82,7 +82,7 @@ def _in_task(column: Any, task_id: str | None) -> list[Any]:
 async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: float | None = None
                   ) -> dict[str, Any]:
     """The J5 metrics over the ledgers (CONTRACTS §7 `lomo stats`), with the counts they are made of."""
-    verified, rejected, legacy = await _transitions(conn, task_id, since)
+    verified, rejected, legacy, rechecked = await _transitions(conn, task_id, since)
     claimed = verified + rejected + legacy
 
     calls = (await conn.execute(select(s.model_calls.c.prompt_tokens, s.model_calls.c.completion_tokens,
@@ -138,6 +138,7 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
         "model_calls_per_finished_task": _ratio(finished_calls, len(finished), 2),
         "counts": {
             "claimed_transitions": claimed, "verified_transitions": n_verified, "rejected_claims": rejected,
+            "stale_evidence_rechecked": rechecked["revalidated"], "steps_reopened": rechecked["reopened"],
             "model_calls": len(calls), "tokens": tokens, "model_cost": round(sum(priced), 6) if priced else None,
             "spend": spend, "currency": charges[0].currency if charges else "credits",
             "jobs": len(jobs), "duplicate_jobs": duplicates, "gates": len(gates),
@@ -148,17 +149,21 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
     }
 
 
-async def _transitions(conn: AsyncConnection, task_id: str | None, since: float | None) -> tuple[int, int, int]:
-    """(verified, rejected, legacy): completions the runtime validated and wrote back (`transition_written`),
-    results it refused (`transition_rejected`), and steps done before evidence was recorded (no evidence row)."""
+async def _transitions(conn: AsyncConnection, task_id: str | None, since: float | None
+                       ) -> tuple[int, int, int, dict[str, int]]:
+    """(verified, rejected, legacy, rechecked): completions the runtime validated and wrote back
+    (`transition_written`), results it refused (`transition_rejected`), steps done before evidence was recorded
+    (no evidence row), and steps whose evidence went stale: checked again and kept, or re-opened."""
     counts = dict((await conn.execute(select(s.events.c.type, func.count()).where(
-        s.events.c.type.in_(("transition_written", "transition_rejected")), *_in_task(s.events.c.task_id, task_id),
+        s.events.c.type.in_(("transition_written", "transition_rejected", "evidence_revalidated", "step_reopened")),
+        *_in_task(s.events.c.task_id, task_id),
         *_after(s.events.c.at, since)).group_by(s.events.c.type))).all())
     legacy = (await conn.execute(select(func.count()).select_from(s.checklist).where(
         s.checklist.c.state == "done", *_in_task(s.checklist.c.task_id, task_id),
         *_after(s.checklist.c.done_at, since),
         s.checklist.c.id.notin_(select(s.step_evidence.c.item_id))))).scalar() or 0
-    return counts.get("transition_written", 0), counts.get("transition_rejected", 0), legacy
+    return (counts.get("transition_written", 0), counts.get("transition_rejected", 0), legacy,
+            {"revalidated": counts.get("evidence_revalidated", 0), "reopened": counts.get("step_reopened", 0)})
 
 
 def _work_key(job: Any) -> tuple[Any, ...]:

@@ -228,6 +228,7 @@ async def test_a_made_poster_the_creator_edits_is_checked_again_and_reopened_whe
     assert statuses == [("revalidation", 2, "stale"), ("step", 1, "stale")]
     assert "evidence_revalidated" in types and "step_reopened" in types
     assert doc["counts"]["verified_transitions"] == 1  # a re-validation is the runtime's check, not new work
+    assert (doc["counts"]["stale_evidence_rechecked"], doc["counts"]["steps_reopened"]) == (1, 1)
 
 
 async def test_expired_evidence_is_stale_and_checked_again(lomo: LomoEnv) -> None:
