@@ -6,9 +6,11 @@ A ratio whose denominator is zero is None ("nothing measured yet"), never 0.
 
 Definitions (each counts rows in scope: one task with TASK_ID, and rows from SINCE on):
 
-- a *claimed transition* is a checklist step marked done; it is *verified* when its evidence points at
-  something the ledgers hold: an object version linked to the step (a generated artifact, or a workspace file
-  the completion named), a finished job ordered for the step, or the creator's approval of the step's card.
+- a *verified transition* is a checklist step the runtime moved to done after validating its result against
+  the step (`tasks.evidence`: event `transition_written`, with `step_evidence` rows naming the job, object
+  version, read or creator's answer that shows it); a *claimed transition* is any attempt to move a step: the
+  verified ones, the results the runtime refused (`transition_rejected`: a claim nothing showed, a file of the
+  wrong kind, size or length), and steps done before evidence was recorded (older databases).
   `verified_transition_ratio` = verified / claimed.
 - `tokens_per_verified_transition`: prompt + completion tokens of every model call / verified transitions;
   `cost_per_verified_transition`: the model calls' priced cost / verified (None while no call was priced);
@@ -34,7 +36,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from .errors import UsageError
 from .store import schema as s
@@ -80,11 +82,8 @@ def _in_task(column: Any, task_id: str | None) -> list[Any]:
 async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: float | None = None
                   ) -> dict[str, Any]:
     """The J5 metrics over the ledgers (CONTRACTS §7 `lomo stats`), with the counts they are made of."""
-    steps = (await conn.execute(select(s.checklist.c.id).where(
-        s.checklist.c.state == "done", *_in_task(s.checklist.c.task_id, task_id),
-        *_after(s.checklist.c.done_at, since)))).scalars().all()
-    claimed = set(steps)
-    verified = await _verified(conn, claimed)
+    verified, rejected, legacy, rechecked = await _transitions(conn, task_id, since)
+    claimed = verified + rejected + legacy
 
     calls = (await conn.execute(select(s.model_calls.c.prompt_tokens, s.model_calls.c.completion_tokens,
                                        s.model_calls.c.cost).where(
@@ -125,12 +124,12 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
         finished_calls = len((await conn.execute(select(s.model_calls.c.id).where(
             s.model_calls.c.task_id.in_(finished)))).all())
 
-    n_verified = len(verified)
+    n_verified = verified
     return {
-        "verified_transition_ratio": _ratio(n_verified, len(claimed)),
+        "verified_transition_ratio": _ratio(n_verified, claimed),
         "tokens_per_verified_transition": _ratio(tokens, n_verified, 1),
         "duplicate_work_rate": _ratio(duplicates, len(jobs)),
-        "interruptions_per_milestone": _ratio(interruptions, len(claimed)),
+        "interruptions_per_milestone": _ratio(interruptions, claimed),
         "unsafe_actions_prevented": prevented,
         "recovery_success_rate": _ratio(recovered, len(takeovers)),
         "cost_per_verified_transition": _ratio(sum(priced), n_verified, 6) if priced else None,
@@ -138,7 +137,8 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
         "needless_confirmations": needless,
         "model_calls_per_finished_task": _ratio(finished_calls, len(finished), 2),
         "counts": {
-            "claimed_transitions": len(claimed), "verified_transitions": n_verified,
+            "claimed_transitions": claimed, "verified_transitions": n_verified, "rejected_claims": rejected,
+            "stale_evidence_rechecked": rechecked["revalidated"], "steps_reopened": rechecked["reopened"],
             "model_calls": len(calls), "tokens": tokens, "model_cost": round(sum(priced), 6) if priced else None,
             "spend": spend, "currency": charges[0].currency if charges else "credits",
             "jobs": len(jobs), "duplicate_jobs": duplicates, "gates": len(gates),
@@ -149,20 +149,21 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
     }
 
 
-async def _verified(conn: AsyncConnection, claimed: set[str]) -> set[str]:
-    """The claimed steps whose evidence points at a linked object version, a finished job, or an approval."""
-    if not claimed:
-        return set()
-    ids = list(claimed)
-    linked = set((await conn.execute(select(s.checklist_links.c.item_id).join(
-        s.object_versions, (s.object_versions.c.object_id == s.checklist_links.c.object_id)
-        & (s.object_versions.c.version == s.checklist_links.c.version)).where(
-        s.checklist_links.c.item_id.in_(ids)))).scalars().all())
-    made = {(j.params or {}).get("step") for j in (await conn.execute(select(s.jobs.c.params).where(
-        s.jobs.c.status == "done"))).all()}
-    approved = {(g.scope or {}).get("checklist_item") for g in (await conn.execute(select(s.gates.c.scope).where(
-        s.gates.c.status == "approved", s.gates.c.resolved_by != "lomo"))).all()}
-    return claimed & (linked | made | approved)
+async def _transitions(conn: AsyncConnection, task_id: str | None, since: float | None
+                       ) -> tuple[int, int, int, dict[str, int]]:
+    """(verified, rejected, legacy, rechecked): completions the runtime validated and wrote back
+    (`transition_written`), results it refused (`transition_rejected`), steps done before evidence was recorded
+    (no evidence row), and steps whose evidence went stale: checked again and kept, or re-opened."""
+    counts = dict((await conn.execute(select(s.events.c.type, func.count()).where(
+        s.events.c.type.in_(("transition_written", "transition_rejected", "evidence_revalidated", "step_reopened")),
+        *_in_task(s.events.c.task_id, task_id),
+        *_after(s.events.c.at, since)).group_by(s.events.c.type))).all())
+    legacy = (await conn.execute(select(func.count()).select_from(s.checklist).where(
+        s.checklist.c.state == "done", *_in_task(s.checklist.c.task_id, task_id),
+        *_after(s.checklist.c.done_at, since),
+        s.checklist.c.id.notin_(select(s.step_evidence.c.item_id))))).scalar() or 0
+    return (counts.get("transition_written", 0), counts.get("transition_rejected", 0), legacy,
+            {"revalidated": counts.get("evidence_revalidated", 0), "reopened": counts.get("step_reopened", 0)})
 
 
 def _work_key(job: Any) -> tuple[Any, ...]:
@@ -210,7 +211,7 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
 
     return [
         ("Verified transitions", f"{show(doc['verified_transition_ratio'], '{:.0%}')} "
-                                 f"({c['verified_transitions']} of {c['claimed_transitions']} completed steps)"),
+                                 f"({c['verified_transitions']} of {c['claimed_transitions']} claimed steps)"),
         ("Tokens per verified", show(doc["tokens_per_verified_transition"], "{:,.0f}")
          + f" ({c['tokens']:,} tokens, {n(c['model_calls'], 'model call')})"),
         ("Cost per verified", show(doc["cost_per_verified_transition"], "{:.4f}") + " model · "

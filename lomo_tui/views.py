@@ -161,6 +161,7 @@ class ChecklistItem:
     title: str
     status: str
     needs_confirmation: bool = False
+    why: str = ""  # to be checked again, or re-opened: the reason (tasks.evidence, J2)
 
     @property
     def done(self) -> bool:
@@ -517,11 +518,24 @@ async def load_checklist(db: Any, task_id: str) -> tuple[ChecklistItem, ...]:
             query = query.order_by(order)
         rows = (await conn.execute(query)).all()
         confirm = column(table, "needs_confirmation")
+        why = await _checklist_why(conn, task_id, rows)
         return tuple(ChecklistItem(str(getattr(r, title.name) if title is not None else "step"),
                                    str(getattr(r, status.name) or ""),
-                                   bool(getattr(r, confirm.name)) if confirm is not None else False) for r in rows)
+                                   bool(getattr(r, confirm.name)) if confirm is not None else False,
+                                   why.get(getattr(r, "id", None), "")) for r in rows)
 
     return await guarded(db, q, ())
+
+
+async def _checklist_why(conn: Any, task_id: str, rows: list[Any]) -> dict[str, str]:
+    """Steps to check again (their evidence went stale) or re-opened, and why."""
+    if optional_table("step_evidence") is None:
+        return {}
+    from .tasks import evidence
+
+    out = {r.id: r.evidence for r in rows if str(getattr(r, "evidence", "")).startswith("re-opened:")}
+    out.update({item: f"to check again: {why}" for item, why in (await evidence.why_stale(conn, task_id)).items()})
+    return out
 
 
 # A cancelled job the provider could not stop stays on the card, saying so (issue 11 §1).

@@ -16,11 +16,11 @@ from lomo_tui.store.engine import Database
 
 
 def plan(*briefs: str) -> dict:
-    """One step: write each brief in turn (with the same one-step checklist), then tick the step off."""
-    calls = [{"name": "update_plan", "arguments": {"brief": b, "steps": [{"title": "Sketch the poster"}]}}
-             for b in briefs]
-    return {"content": None, "tool_calls": [*calls, {"name": "complete_step", "arguments": {
-        "step": "1", "evidence": "sketched"}}]}
+    """One step: write each brief in turn (with the same one-step checklist: a review, so the task waits for
+    the creator's card instead of going on — a step ticked off on the model's word alone no longer moves)."""
+    calls = [{"name": "update_plan", "arguments": {"brief": b, "steps": [
+        {"title": "Sketch the poster", "needs_confirmation": True}]}} for b in briefs]
+    return {"content": None, "tool_calls": calls}
 
 
 def test_each_brief_change_is_a_version_saying_who_why_and_from_which_message(lomo: LomoEnv) -> None:

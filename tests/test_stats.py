@@ -167,6 +167,7 @@ def test_stats_and_goal_versions_read_the_same_on_postgres(pg_lomo: LomoEnv) -> 
     assert pg_lomo.run("--run-once", "two sketches please", "--task", task).returncode == 0
     doc = stats(pg_lomo, "--task", task)
     assert (doc["counts"]["claimed_transitions"], doc["verified_transition_ratio"]) == (1, 0.0)
-    assert doc["model_calls_per_finished_task"] == 2.0
+    assert doc["counts"]["rejected_claims"] == 1  # "trust me" points at nothing: the step stays open
+    assert doc["model_calls_per_finished_task"] is None and doc["counts"]["finished_tasks"] == 0
     shown = json.loads(pg_lomo.run("task", "show", task, "--json").stdout)
     assert [(v["version"], v["brief"]) for v in shown["goal_versions"]] == [(1, ""), (2, "two sketches")]

@@ -144,7 +144,7 @@ def render_report(report: dict[str, Any]) -> str:
 async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
     from ..errors import UnknownId
-    from ..tasks import goals
+    from ..tasks import evidence, goals
 
     async with db.read() as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
@@ -170,6 +170,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         charges = (await conn.execute(select(s.charges.c.amount, s.charges.c.currency, s.charges.c.status).where(
             s.charges.c.task_id == task_id))).all()
         goal_versions = await goals.versions(conn, task_id)
+        proofs = await evidence.records(conn, task_id)
+        recheck = await evidence.why_stale(conn, task_id)
     from ..production.report import graph_states
 
     production = await graph_states(db, task_id)
@@ -183,7 +185,12 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "id": task.id, "kind": task.kind, "status": task.status, "title": task.title, "brief": task.brief,
         "goal": task.goal, "language": task.language, "autonomy": task.autonomy, "archived": bool(task.archived),
         "status_reason": task.status_reason, "created_at": iso(task.created_at), "updated_at": iso(task.updated_at),
-        "checklist": [{"title": c.title, "status": c.state, "evidence": c.evidence} for c in checklist],
+        "checklist": [{"id": c.id, "title": c.title, "status": c.state, "evidence": c.evidence,
+                       "why": recheck.get(c.id) or (c.evidence if c.state in ("pending", "active")
+                                                    and c.evidence.startswith("re-opened:") else None),
+                       "evidence_records": [dict(e, produced_at=iso(e["produced_at"]),
+                                                 expires_at=iso(e["expires_at"]) if e["expires_at"] else None)
+                                            for e in proofs.get(c.id, [])]} for c in checklist],
         "replies": [m.content for m in said],
         "artifacts": [a.path for a in artifacts if not a.deleted],
         "artifact_versions": [{"path": a.path, "version": a.version, "kind": a.kind} for a in artifacts
@@ -218,6 +225,8 @@ def render_task(doc: dict[str, Any]) -> str:
         for item in doc["checklist"]:
             evidence = f" — {item['evidence']}" if item["evidence"] else ""
             lines.append(f"  {CHECK_MARKS.get(item['status'], '?')} {item['title']}{evidence}")
+            if item.get("why") and item["status"] == "done":  # marked for re-validation (J2)
+                lines.append(f"      ! to check again: {item['why']}")
     if doc["replies"]:
         lines += ["", "Replies:"]
         for reply in doc["replies"]:

@@ -21,7 +21,7 @@ from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
 from ..store.engine import DiskFull, fetch
-from ..tasks import stopcheck
+from ..tasks import stopcheck, transition
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
 from . import context
@@ -197,6 +197,7 @@ class TurnRunner:
         return outcome
 
     async def _decide(self, step: int) -> tuple[dict[str, Any], bool, Any, frozenset[int]] | None:
+        seen = await transition.read(self.rt, self.claim, step)  # J4 READ: stale evidence re-validated first
         request, consumed, task = await self._request()
         self._reading = consumed
         self.rt.bus.publish(Notice.THINKING, task.id, turn_id=self.claim.turn_id, step=step)
@@ -224,6 +225,7 @@ class TurnRunner:
                                                started=started)
         if not ok:
             return None
+        await transition.decided(self.rt, self.claim, step, decision, seen)  # J4 DECIDE, CLAIM
         await memory.record_context_use(self.rt.db, task.id, self.claim.turn_id, step, self._memory_used)
         if consumed and task.kind != "main":  # the creator's new message answers the task's failure card
             async with self.rt.db.read() as conn:

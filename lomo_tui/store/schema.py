@@ -518,3 +518,30 @@ production_nodes = Table(
     Column("updated_at", Float, nullable=False),
 )
 Index("ix_production_nodes_task", production_nodes.c.task_id)
+
+# ---- step evidence (0015): why the runtime believes a checklist step is done (DESIGN J2, J4) ----------------
+# Written by tasks.evidence only: one row per source of one accepted completion (`transition`), or per
+# re-validation after what it points at changed. Read by the checklist, the stop check and the metrics.
+step_evidence = Table(
+    "step_evidence", metadata,
+    Column("id", String(40), primary_key=True),
+    Column("task_id", String(40), ForeignKey("tasks.id"), nullable=False),
+    Column("item_id", String(40), ForeignKey("checklist.id"), nullable=False),
+    Column("transition", String(40), nullable=False),  # the accepted completion this row belongs to
+    Column("origin", String(16), nullable=False),  # step (the agent's work verified) | revalidation
+    Column("kind", String(16), nullable=False),  # job | object_version | creator_answer | read
+    Column("job_id", String(40)),
+    Column("gate_id", String(40)),
+    Column("tool_call_id", String(120)),
+    Column("object_id", String(40)),
+    Column("version", Integer),  # the object revision the evidence applies to
+    Column("goal_version", Integer),  # the goal/brief revision the step was judged under (J1)
+    Column("checks", JSON),  # what validation found (kind, size, length, …)
+    Column("note", Text, nullable=False, server_default=""),  # the claim's own words, if any
+    Column("status", String(16), nullable=False, server_default="valid"),  # valid | stale
+    Column("reason", Text, nullable=False, server_default=""),  # why it went stale
+    Column("produced_at", Float, nullable=False),
+    Column("expires_at", Float),
+)
+Index("ix_step_evidence_item", step_evidence.c.item_id)
+Index("ix_step_evidence_object", step_evidence.c.object_id, step_evidence.c.status)

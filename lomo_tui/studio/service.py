@@ -23,7 +23,7 @@ from sqlalchemy import insert, select, update
 from ..runtime.bus import Notice
 from ..runtime.ids import new_id
 from ..store import schema as s
-from ..tasks import checklist
+from ..tasks import evidence as steps_evidence
 from ..workspace.files import atomic_write, replace_if_unchanged
 from ..workspace.errors import WorkspaceError
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
@@ -254,6 +254,7 @@ class Studio:
         workspace = self.rt.workspace
         t = clock.now()
         written = False
+        refused = ""  # why the result did not check out against its step (J4), if it did not
         try:
             async with self.rt.db.write() as conn:
                 current = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == job.id))).scalar()
@@ -274,10 +275,20 @@ class Studio:
                     if job.task_id:
                         await workspace.touch(conn, job.task_id, seen, wrote=True)
                     step = (job.params or {}).get("step")
-                    if step:
-                        await checklist.complete(conn, step, evidence=f"made {rel}",
-                                                 objects=[(seen.object_id, seen.version)])
-                    await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id, path=rel)
+                    refused = ""
+                    if step:  # VALIDATE before the checklist moves (J4)
+                        verdict = await steps_evidence.complete_by_job(conn, self.rt.workspace.root, job, step, rel,
+                                                                       seen.object_id, seen.version)
+                        refused = "" if verdict.ok else "the result did not check out: " + "; ".join(verdict.problems)
+                    if refused:  # not what was ordered: the job's failure (refunded), which the task hears of
+                        await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(
+                            status="failed", error=refused))
+                        await refund_job(conn, job.id, t)
+                        await self.rt.ledger.event(conn, "job_failed", job.task_id, job.turn_id, job_id=job.id,
+                                                   error=refused, refunded=True, path=rel)
+                    else:
+                        await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id,
+                                                   path=rel)
                     requeued = await self._requeue(conn, job.turn_id)
         except BaseException:
             if written:  # the transition did not commit: nothing of it stays in the workspace
@@ -294,7 +305,10 @@ class Studio:
                 self._discard(job.provider_job_id)
             return
         self._discard(job.provider_job_id)
-        self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
+        if refused:
+            self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, status="failed", error=refused)
+        else:
+            self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
         self._woken(job.turn_id, requeued)
 
     async def _requeue(self, conn: Any, turn_id: str | None) -> bool:

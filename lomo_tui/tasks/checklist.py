@@ -34,11 +34,12 @@ class Item:
     args: dict[str, Any] | None
     evidence: str
     artifacts: tuple[str, ...]
+    why: str = ""  # a done step marked for re-validation, or a re-opened one: the reason (J2)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "n": self.position, "title": self.title, "state": self.state,
                 "needs_confirmation": self.needs_confirmation, "tool": self.tool, "args": self.args,
-                "evidence": self.evidence, "artifacts": list(self.artifacts)}
+                "evidence": self.evidence, "artifacts": list(self.artifacts), "why": self.why}
 
 
 ITEMS = "SELECT * FROM checklist WHERE task_id = :task_id ORDER BY position"
@@ -52,8 +53,12 @@ async def items(conn: AsyncConnection, task_id: str, *, include_removed: bool = 
                 s.objects, s.objects.c.id == s.checklist_links.c.object_id).where(
                 s.checklist_links.c.item_id.in_([r.id for r in rows])))).all():
             links.setdefault(link.item_id, []).append(link.path)
+    from . import evidence  # evidence builds on this module
+
+    why = await evidence.why_stale(conn, task_id) if rows else {}
     return [Item(r.id, r.position, r.title, r.state, bool(r.needs_confirmation), r.tool,
-                 json.loads(r.args) if isinstance(r.args, str) else r.args, r.evidence, tuple(links.get(r.id, ())))
+                 json.loads(r.args) if isinstance(r.args, str) else r.args, r.evidence, tuple(links.get(r.id, ())),
+                 why.get(r.id) or (r.evidence if r.state in OPEN and r.evidence.startswith("re-opened:") else ""))
             for r in rows]
 
 
@@ -121,5 +126,9 @@ def render(steps: list[Item]) -> str:
         mark = {"done": "x", "skipped": "-", "active": ">"}.get(item.state, " ")
         extra = " (needs the creator's confirmation)" if item.needs_confirmation and item.state in OPEN else ""
         made = f" → {', '.join(item.artifacts)}" if item.artifacts else ""
+        if item.why and item.state == "done":
+            extra += f" (to check again: {item.why})"
+        elif item.why:
+            extra += f" ({item.why})"
         lines.append(f"[{mark}] {item.position}. {item.title} (id {item.id}){extra}{made}")
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """The stop check after every turn (G2), owned by the runtime — the model ending its reply is not the
-task ending. Meaningful progress (G3) is a new artifact, a completed step with evidence, or a newly
+task ending. Meaningful progress (G3) is a new artifact, a step completed on verified evidence, or a newly
 submitted job that has not failed; rewording the plan, flipping step states or a failed order is not.
 
 Nothing spins: the same failure twice in a task (same tool, same kind of error) since the creator last
@@ -18,7 +18,7 @@ from sqlalchemy import func, insert, select, update
 
 from ..governance.gates import open_gate
 from ..store import schema as s
-from . import checklist
+from . import checklist, evidence
 from .. import clock
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ BACKOFF_MAX = 300.0
 FAILED_JOBS = ("failed", "expired", "unknown", "cancelled")
 TRANSIENT = frozenset({"transient", "job_expired"})  # error kinds (tools.registry.ToolError) that back off
 NOT_FAILURES = frozenset({"declined"})
-EXACT_KINDS = frozenset({"refused"})  # kinds whose failures are the same only with the same words  # the creator said no: an answer, not a failure to repeat
+EXACT_KINDS = frozenset({"refused", "unverified"})  # kinds whose failures are the same only with the same words  # the creator said no: an answer, not a failure to repeat
 # The checkpoint card in the task's language (A10): question, approve, its consequence, changes, its consequence.
 CHECKPOINT_WORDS = {
     "en": ("“{title}”: {step} — ready to continue?", "Looks good — continue",
@@ -103,9 +103,7 @@ async def made_progress(conn: AsyncConnection, task_id: str, since: float) -> bo
     versions = (await conn.execute(select(func.count()).select_from(s.object_versions).where(
         s.object_versions.c.task_id == task_id, s.object_versions.c.author == "agent",
         s.object_versions.c.created_at >= since))).scalar()
-    steps = (await conn.execute(select(func.count()).select_from(s.checklist).where(
-        s.checklist.c.task_id == task_id, s.checklist.c.state == "done", s.checklist.c.done_at >= since,
-        s.checklist.c.evidence != ""))).scalar()
+    steps = await evidence.verified_since(conn, task_id, since)  # a claim nothing showed is not progress
     jobs = (await conn.execute(select(func.count()).select_from(s.jobs).where(
         s.jobs.c.task_id == task_id, s.jobs.c.created_at >= since, s.jobs.c.status.notin_(FAILED_JOBS)))).scalar()
     return bool(versions or steps or jobs)
@@ -312,5 +310,5 @@ async def on_checkpoint_resolved(conn: AsyncConnection, gate: Any, approved: boo
         await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
             status="idle", status_reason="the creator asked for changes", updated_at=clock.now()))
         return None
-    await checklist.complete(conn, item_id, evidence=f"approved by {gate.resolved_by or 'the creator'}")
+    await evidence.complete_by_answer(conn, gate, item_id)  # the creator's answer is the step's evidence
     return gate.task_id

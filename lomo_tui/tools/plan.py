@@ -10,6 +10,7 @@ from ..governance.gates import expire_gate, open_gate
 from ..store import schema as s
 from ..studio.prices import quote
 from ..tasks import checklist, goals
+from ..tasks import evidence as steps_evidence
 from .registry import Registry, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
@@ -123,30 +124,29 @@ def register(reg: Registry) -> None:
                                   steps=len(steps or []), brief=brief is not None)
         return result or {"ok": True}
 
-    @tool(reg, "complete_step", "Mark a checklist step done, with the evidence (what was made or checked) and the "
-          "workspace files that show it.",
+    @tool(reg, "complete_step", "Mark a checklist step done. The runtime checks the result before the step moves: "
+          "name the workspace files the step made in `artifacts` (a new version this task wrote, of the kind the "
+          "step promised); a step whose job finished, whose file was read or whose question the creator answered "
+          "needs no files. A claim nothing shows is refused with what is missing.",
           obj({"step": {"type": "string", "description": "the step's id or number"},
-               "evidence": {"type": "string", "description": "what was made or checked that shows it is done"},
-               "artifacts": {"type": "array", "items": STR, "description": "workspace paths that show it"}},
-              ["step", "evidence"]),
+               "evidence": {"type": "string", "description": "what was made or checked, in a few words"},
+               "artifacts": {"type": "array", "items": STR, "description": "workspace paths of what the step made"}},
+              ["step"]),
           side_effect="write", idempotent=True, kinds=("persistent",))
-    async def complete_step(ctx: ToolContext, step: str, evidence: str, artifacts: list[str] | None = None
+    async def complete_step(ctx: ToolContext, step: str, evidence: str = "", artifacts: list[str] | None = None
                             ) -> dict[str, Any]:
         rt = ctx.runtime
-        if not evidence.strip():
-            raise ToolError("say what shows the step is done (evidence)")
         async with rt.ledger.fenced(ctx.claim) as conn:
             item = await checklist.find(conn, ctx.task_id, step)
             if item is None:
                 raise ToolError(f"this task has no step {step!r}")
             if item.needs_confirmation:
                 raise ToolError(f"step {item.position} needs the creator's confirmation; the runtime asks them")
-            objects = []
-            for rel in artifacts or []:
-                row = (await conn.execute(select(s.objects.c.id, s.objects.c.version).where(
-                    rt.workspace.scope, s.objects.c.path == rel))).first()
-                if row is None:
-                    raise ToolError(f"{rel} is not in the workspace")
-                objects.append((row.id, row.version))
-            await checklist.complete(conn, item.id, evidence=evidence, objects=objects)
-        return {"step": item.id, "state": "done"}
+            if item.state == "done":
+                return {"step": item.id, "state": "done", "evidence": item.evidence}
+            verdict = await steps_evidence.claim(conn, rt.workspace, ctx.task_id, item.id, artifacts or [],
+                                                 note=evidence, turn_id=ctx.claim.turn_id)
+        if not verdict.ok:  # the refusal is on the record (committed above); the step did not move
+            raise ToolError(f"step {item.position} was not marked done: {'; '.join(verdict.problems)}",
+                            kind="unverified")
+        return {"step": item.id, "state": "done", "verified": [src.describe() for src in verdict.sources]}

@@ -29,9 +29,11 @@ def checklist_content(items: tuple[ChecklistItem, ...]) -> Content:
         state = item.status.lower()
         mark = CHECK_MARK.get(state, "[$text-muted]☐[/]")
         note = " [$warning](needs your OK)[/]" if item.needs_confirmation and not item.done else ""
+        if item.why:  # re-opened, or to be checked again after a file it was checked on changed
+            note += " [$warning]($why)[/]"
         style = "$text-muted" if state == "skipped" else ("b" if state == "active" else "")
         text = f"[{style}]$title[/]" if style else "$title"
-        lines.append(Content.from_markup(f"{mark} {text}{note}", title=item.title))
+        lines.append(Content.from_markup(f"{mark} {text}{note}", title=item.title, why=item.why))
     return Content("\n").join(lines)
 
 
