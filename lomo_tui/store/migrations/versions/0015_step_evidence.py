@@ -4,7 +4,7 @@ Steps already done keep their free-text evidence; they have no rows here (the me
 not verified).
 
 Revision ID: 0015
-Revises: 0013
+Revises: 0014
 """
 import sqlalchemy as sa
 from alembic import op
