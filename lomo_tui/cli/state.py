@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..context.usage import render_cache
 from ..store import schema as s
 from ..store.engine import Database
 
@@ -143,6 +144,7 @@ def render_report(report: dict[str, Any]) -> str:
 
 async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
+    from ..context.usage import cache_usage
     from ..errors import UnknownId
     from ..tasks import goals
 
@@ -170,6 +172,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         charges = (await conn.execute(select(s.charges.c.amount, s.charges.c.currency, s.charges.c.status).where(
             s.charges.c.task_id == task_id))).all()
         goal_versions = await goals.versions(conn, task_id)
+        cache = await cache_usage(conn, task_id)
     conversation = sorted(
         [{"role": "creator" if m.source in ("creator", "router") else m.source, "text": m.text, "at": m.sent_at,
           "id": m.id, "source": m.source}
@@ -193,6 +196,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
                   "refunded": round(sum(c.amount for c in charges if c.status == "refunded"), 4)},
         "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
         "goal_versions": [dict(v, at=iso(v["at"])) for v in goal_versions],
+        "cache": cache,  # prompt-cache tokens of the task's model calls (E1)
     }
 
 
@@ -231,6 +235,9 @@ def render_task(doc: dict[str, Any]) -> str:
     if spend["amount"] or spend["refunded"]:
         lines += ["", f"Spent: {spend['amount']:.2f} {spend['currency']}"
                   + (f" ({spend['refunded']:.2f} refunded)" if spend["refunded"] else "")]
+    cache_line = render_cache(doc["cache"]) if doc.get("cache") else ""
+    if cache_line:
+        lines += ["", cache_line]
     return "\n".join(lines)
 
 

@@ -33,6 +33,7 @@ class TurnContext(StepContext):
         self.claim = claim
         self._task_summary: str | None = None
         self._budget_tokens = 0
+        self.recall_timeout = float(runtime.settings.section("memory").get("recall_timeout", memory.RECALL_TIMEOUT))
 
     async def memory_inputs(self, task: Any, pending: list[str]) -> tuple[str, list[str], list[str]]:
         """What memory gives this step (E1, F4): the profile snapshot for the stable prefix, a few recalled
@@ -40,7 +41,9 @@ class TurnContext(StepContext):
         memory leave the history."""
         profile, used = await memory.profile_with_versions(self.rt.db)
         query = " ".join([task.title or "", task.brief or "", *pending])
-        recalled = await memory.recall_for_step(self.rt.db, task.id, query)
+        models = getattr(self.rt, "memory_models", None)
+        recalled = await memory.recall_for_step(self.rt.db, task.id, query, timeout=self.recall_timeout,
+                                                vectors=models.vectors if models is not None else None)
         self.history.exclude(await memory.excluded_message_ids(self.rt.db, task.id))
         return profile, [r.render().removeprefix("- ") for r in recalled], used + [r.version_id for r in recalled]
 
