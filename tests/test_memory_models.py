@@ -107,6 +107,7 @@ async def test_a_slow_or_failing_embedding_only_skips_recall_by_meaning(lomo: Lo
         await rt.close()
 
 
+@pytest.mark.slow
 def test_without_an_embedding_model_nothing_is_embedded_and_litellm_stays_unloaded(lomo: LomoEnv) -> None:
     import subprocess
     import sys

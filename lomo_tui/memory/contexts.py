@@ -59,8 +59,7 @@ async def rebuild_context_summaries(conn: Any, forget_id: str, revoked: list[str
                 text=text, method="rebuilt", model=None))
             rebuilt.append(segment.id)
         if segments:  # the router's one-paragraph summary may quote the newest segment: made again next step
-            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id, s.tasks.c.summary.is_not(None)).values(
-                summary=None))
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(summary=""))
             from ..router.index import refresh_search_text
 
             await refresh_search_text(conn, task_id)
