@@ -6,10 +6,13 @@ import json
 from typing import Any, Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select, text, update
 
 from conftest import LomoEnv
 from lomo_tui import memory
+from lomo_tui.memory import vectors as _vectors  # noqa: F401  (memory.vectors below)
 from lomo_tui.memory.listing import memory_rows
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
@@ -200,3 +203,63 @@ async def test_forgotten_evidence_is_not_read_by_a_late_extraction(lomo: LomoEnv
         assert await active(rt) == []
     finally:
         await rt.close()
+
+
+# ---- property: vector rows never outlive their version ----------------------------------------------------------
+class WordVectors(memory.vectors.MemoryVectors):
+    """The same index with a deterministic embedder on this machine (a bag of hashed words): the property
+    is about which rows exist, not about any provider."""
+
+    async def _embed(self, texts: list[str]) -> list[list[float]]:
+        import hashlib
+
+        out = []
+        for words in texts:
+            vector = [0.0] * 16
+            for word in words.lower().split():
+                vector[hashlib.sha1(word.encode()).digest()[0] % 16] += 1.0
+            out.append(vector)
+        return out
+
+
+LINES = ["I always use a {c} font.", "Our brand's main colour is {c}.", "Paired with {c} it feels softer overall.",
+         "Yes, still the {c} font.", "Our brand colour is now {c}."]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(script=st.lists(st.tuples(st.integers(0, len(LINES) - 1), st.integers(0, 5), st.booleans()),
+                       min_size=1, max_size=8),
+       forget=st.lists(st.integers(0, 7), max_size=3, unique=True))
+def test_vector_rows_equal_the_active_memories_through_any_history(script: list[tuple[int, int, bool]],
+                                                                   forget: list[int]) -> None:
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from test_memory import assert_invariants, open_mind
+
+    async def scenario(root: Path) -> None:
+        m = await open_mind(LomoEnv(root))
+        vectors = WordVectors(m.db, "local/words")
+        try:
+            said = []
+            for line, colour, refresh in script:
+                said.append(await m.say(LINES[line].format(c=f"tone{colour}q")))
+                if refresh:
+                    await vectors.refresh()
+                await assert_invariants(m)  # vectors ⊆ active versions, at every point
+            await vectors.refresh()
+            stored, fts, versions = await index_rows(m.rt)
+            assert stored == fts == versions
+            picked = [said[i] for i in forget if i < len(said)]
+            if picked:
+                await memory.forget(m.db, evidence_ids=picked)
+                await assert_invariants(m)
+                await vectors.refresh()
+                stored, fts, versions = await index_rows(m.rt)
+                assert stored == fts == versions
+        finally:
+            await m.rt.close()
+
+    with tempfile.TemporaryDirectory() as root:
+        asyncio.run(scenario(Path(root)))
