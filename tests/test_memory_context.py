@@ -42,6 +42,7 @@ from lomo_tui.context.history import History  # noqa: E402
 from lomo_tui.memory import store  # noqa: E402
 from lomo_tui.memory.extract import extract_local  # noqa: E402
 from lomo_tui.memory.recall import interrupt_after  # noqa: E402
+from lomo_tui.runtime.context import TurnContext  # noqa: E402
 from lomo_tui.store import schema as s  # noqa: E402
 from test_memory import Mind, assert_invariants, open_mind  # noqa: E402
 
@@ -58,6 +59,19 @@ async def next_prompt(m: Mind, task_id: str) -> str:
 
     doc = await describe(m.rt, task_id)
     return "\n".join(message["content"] or "" for message in doc["messages"])
+
+
+async def held_prompt(m: Mind, context: Any) -> str:
+    """The next step's prompt from CONTEXT, a TurnContext kept from step to step as a turn keeps it."""
+    from lomo_tui.store.engine import fetch
+
+    async with m.db.read() as conn:
+        [task] = await fetch(conn, "SELECT * FROM tasks WHERE id = :id", {"id": context.task_id})
+        await context.refresh(conn, task)
+        extra, hints = await m.rt.context_extras(conn, task, [])
+    profile, recall, _ = await context.memory_inputs(task, [])
+    prompt = await context.build(task, extra, hints, [], profile=profile, recall=recall)
+    return "\n".join(str(message.get("content") or "") for message in prompt.messages)
 
 
 async def segment_over(m: Mind, task_id: str) -> Any:
@@ -93,8 +107,11 @@ async def test_forget_rewrites_the_history_summary_that_held_it_and_no_prompt_ca
     await memory.record_context_use(mind.db, task, "turn-p", 2, [version])
     before = await segment_over(mind, task)
     assert "okapiviolet" in before.text and "okapiviolet" in await next_prompt(mind, other)
+    held = TurnContext(mind.rt, task)  # a turn's context, held across its steps while the forget happens
+    assert "okapiviolet" in await held_prompt(mind, held)
 
     await memory.forget(mind.db, memory_ids=[memory_id])
+    assert "okapiviolet" not in (await held_prompt(mind, held)).casefold()
     after = await segment_over(mind, task)  # the same segment (one per span), rewritten in place
     assert (after.id, after.from_message, after.to_message, after.method) == (
         before.id, before.from_message, before.to_message, "rebuilt")

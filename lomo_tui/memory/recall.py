@@ -277,13 +277,23 @@ async def record_context_use(db: Any, task_id: str, turn_id: str | None, step: i
         for v in ids])
 
 
-async def excluded_message_ids(db: Any, task_id: str) -> set[int]:
+FORGETS_DONE = "SELECT count(*) AS n FROM memory_forgets WHERE status = 'done'"
+
+
+async def forgets_done(conn: Any) -> int:
+    """How many forgets have completed: a holder of summary texts re-reads them when this moves."""
+    return (await fetch(conn, FORGETS_DONE, {}))[0].n
+
+
+async def excluded_message_ids(db: Any, task_id: str, *, conn: Any = None) -> set[int]:
     """Ids (messages table) of TASK_ID's replies and tool results made by steps whose context carried a memory
     that has since been forgotten: later contexts leave them out."""
-    async with db.read() as conn:
-        rows = (await conn.execute(select(s.messages.c.id).join(
-            s.memory_context_uses, (s.memory_context_uses.c.turn_id == s.messages.c.turn_id)
-            & (s.memory_context_uses.c.step == s.messages.c.step)).where(
-            s.messages.c.task_id == task_id, s.messages.c.role.in_(("assistant", "tool")),
-            s.memory_context_uses.c.excluded.is_(True)))).scalars().all()
+    if conn is None:
+        async with db.read() as conn:
+            return await excluded_message_ids(db, task_id, conn=conn)
+    rows = (await conn.execute(select(s.messages.c.id).join(
+        s.memory_context_uses, (s.memory_context_uses.c.turn_id == s.messages.c.turn_id)
+        & (s.memory_context_uses.c.step == s.messages.c.step)).where(
+        s.messages.c.task_id == task_id, s.messages.c.role.in_(("assistant", "tool")),
+        s.memory_context_uses.c.excluded.is_(True)))).scalars().all()
     return set(rows)

@@ -33,6 +33,7 @@ class TurnContext(StepContext):
         self.claim = claim
         self._task_summary: str | None = None
         self._budget_tokens = 0
+        self._forgets: int | None = None  # completed forgets when the held summaries were read
         self.recall_timeout = float(runtime.settings.section("memory").get("recall_timeout", memory.RECALL_TIMEOUT))
 
     async def memory_inputs(self, task: Any, pending: list[str]) -> tuple[str, list[str], list[str]]:
@@ -44,7 +45,12 @@ class TurnContext(StepContext):
         models = getattr(self.rt, "memory_models", None)
         recalled = await memory.recall_for_step(self.rt.db, task.id, query, timeout=self.recall_timeout,
                                                 vectors=models.vectors if models is not None else None)
-        self.history.exclude(await memory.excluded_message_ids(self.rt.db, task.id))
+        async with self.rt.db.read() as conn:
+            self.history.exclude(await memory.excluded_message_ids(self.rt.db, task.id, conn=conn))
+            forgets = await memory.forgets_done(conn)
+            if self._forgets is not None and forgets != self._forgets:  # a forget may have rewritten a segment
+                await self.history.reread_segments(conn)
+            self._forgets = forgets
         return profile, [r.render().removeprefix("- ") for r in recalled], used + [r.version_id for r in recalled]
 
     async def build(self, task: Any, extra: list[str], hints: dict[str, Any], pending: list[str], *,
