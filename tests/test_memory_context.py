@@ -196,3 +196,25 @@ async def test_cache_figures_per_task_and_overall(mind: Mind) -> None:
     assert await load_cache_usage(mind.db, task) == doc["cache"]
     assert (await load_cache_usage(mind.db))["cache_read_tokens"] == 900
     assert "Prompt cache: 800 of 1,500 prompt tokens read from the cache (53%), 500 written" in render_task(doc)
+
+
+async def test_a_summary_written_after_a_forget_leaves_the_forgotten_message_out(mind: Mind) -> None:
+    task = await mind.rt.ledger.create_task("Long poster series")
+    words = ["Start a long poster series.", "Our brand's main colour is dugongblue.", "Keep every poster square."]
+    ids = [await mind.say(w, task) for w in words]
+    async with mind.db.write() as conn:
+        await conn.execute(update(s.inbox).where(s.inbox.c.task_id == task).values(status="consumed"))
+        for n, content in enumerate(words, 1):
+            await conn.execute(insert(s.messages).values(task_id=task, turn_id="turn-l", step=n, role="user",
+                                                         content=content, created_at=time.time()))
+        for n in range(4, 40):  # a long history: the next step must summarise its oldest span
+            await conn.execute(insert(s.messages).values(task_id=task, turn_id="turn-l", step=n, role="assistant",
+                                                         content=f"Poster {n} is done. " * 60, created_at=time.time()))
+    await memory.forget(mind.db, evidence_ids=[ids[1]])
+    mind.rt.settings.file = {"context": {"budget_tokens": 9000}}
+    from lomo_tui.cli.context import describe
+
+    doc = await describe(mind.rt, task)
+    prompt = "\n".join(m["content"] or "" for m in doc["messages"])
+    assert doc["pending_summaries"] >= 1 and "Keep every poster square." in prompt  # summarised, kept
+    assert "dugongblue" not in prompt

@@ -17,18 +17,18 @@ from ..context.outputs import PAGE_CHARS
 from ..context.tokens import MESSAGE_OVERHEAD, estimate, message_text
 from ..store import schema as s
 from .extract import clauses, fingerprint
+from .recall import excluded_message_ids
 
 GONE = "(Nothing in these messages may be used any more: the creator forgot what they held.)"
 
 
 async def rebuild_context_summaries(conn: Any, forget_id: str, revoked: list[str], versions: list[str]) -> list[int]:
     """Rewrite every context summary segment that covers a message this forget touched: a creator message
-    that is REVOKED evidence (left out whole) or that holds a statement the forget suppressed (that sentence
-    left out), or a reply or tool result of a step whose context carried one of VERSIONS (left out).
-    Returns the rewritten segments' ids."""
+    that is REVOKED evidence or that holds a statement the forget suppressed, or a reply or tool result of a
+    step whose context carried one of VERSIONS (those steps are already marked excluded). Returns the
+    rewritten segments' ids."""
     drop_whole, drop_clauses = await _forgotten_texts(conn, forget_id, revoked)
     touched: dict[str, set[int]] = {}  # task id → message ids
-    excluded: set[int] = set()
     if drop_whole or drop_clauses:
         texts = sorted(drop_whole | set(drop_clauses))
         for n in range(0, len(texts), 200):
@@ -45,7 +45,6 @@ async def rebuild_context_summaries(conn: Any, forget_id: str, revoked: list[str
             s.memory_context_uses.c.version_id.in_(versions[n:n + 500])))).all()
         for row in rows:
             touched.setdefault(row.task_id, set()).add(row.id)
-            excluded.add(row.id)
     rebuilt = []
     for task_id, ids in sorted(touched.items()):
         segments = (await conn.execute(select(s.context_summaries).where(
@@ -54,7 +53,7 @@ async def rebuild_context_summaries(conn: Any, forget_id: str, revoked: list[str
         for segment in segments:
             if not any(segment.from_message <= i <= segment.to_message for i in ids):
                 continue
-            text = await _rewrite(conn, segment, drop_whole, drop_clauses, excluded)
+            text = await _rewrite(conn, segment)
             await conn.execute(update(s.context_summaries).where(s.context_summaries.c.id == segment.id).values(
                 text=text, method="rebuilt", model=None))
             rebuilt.append(segment.id)
@@ -88,25 +87,60 @@ async def _forgotten_texts(conn: Any, forget_id: str, revoked: list[str]) -> tup
     return whole, partial
 
 
-async def _rewrite(conn: Any, segment: Any, drop_whole: set[str], drop_clauses: dict[str, set[str]],
-                   excluded: set[int]) -> str:
+async def _rewrite(conn: Any, segment: Any) -> str:
+    """SEGMENT's text made again from its messages less everything any forget so far took out of use (a
+    later forget must not bring back an earlier one's)."""
     rows = (await conn.execute(select(s.messages).where(
         s.messages.c.task_id == segment.task_id, s.messages.c.id >= segment.from_message,
         s.messages.c.id <= segment.to_message).order_by(s.messages.c.id))).all()
     entries = []
     for row in rows:
-        if row.id in excluded or (row.role == "user" and row.content in drop_whole):
-            continue
         chat = as_chat(row, PAGE_CHARS * 2)
-        if row.role == "user" and row.content in drop_clauses:
-            kept = [c for c in clauses(row.content) if fingerprint(c) not in drop_clauses[row.content]]
-            if not kept:
-                continue
-            chat = dict(chat, content=" ".join(kept))
         text = message_text(chat)
         entries.append(Entry(row.id, row.role, chat, estimate(text) + MESSAGE_OVERHEAD, len(text), row.name))
+    kept = await usable(conn, segment.task_id, entries)
     head = summaries.header(segment.from_message, segment.to_message, segment.messages)
-    if not entries:
+    if not kept:
         return head + "\n" + GONE
-    body = summaries.extractive(entries).split("\n", 1)
+    body = summaries.extractive(kept).split("\n", 1)
     return head + ("\n" + body[1] if len(body) > 1 else "")
+
+
+async def usable(conn: Any, task_id: str, entries: list[Entry]) -> list[Entry]:
+    """ENTRIES (a span of TASK_ID's history) less what a forget took out of use, for a summary to be made
+    from: a creator message that is revoked evidence, a sentence suppressed for it, and the replies and tool
+    results of steps that carried a forgotten memory. The raw messages themselves are not touched."""
+    said = sorted({e.chat.get("content") for e in entries if e.role == "user" and e.chat.get("content")})
+    revoked: set[str] = set()
+    suppressed: dict[str, set[str]] = {}
+    for n in range(0, len(said), 200):
+        evidence = (await conn.execute(select(s.memory_evidence.c.id, s.memory_evidence.c.text,
+                                              s.memory_evidence.c.eligible).where(
+            s.memory_evidence.c.text.in_(said[n:n + 200])))).all()
+        revoked.update(e.text for e in evidence if not e.eligible)
+        text_of = {e.id: e.text for e in evidence}
+        if text_of:
+            marks = (await conn.execute(select(s.memory_suppressions.c.evidence_id,
+                                               s.memory_suppressions.c.fingerprint).where(
+                s.memory_suppressions.c.evidence_id.in_(sorted(text_of))))).all()
+            for mark in marks:
+                if not mark.fingerprint.startswith("memory:"):
+                    suppressed.setdefault(text_of[mark.evidence_id], set()).add(mark.fingerprint)
+    excluded = await excluded_message_ids(None, task_id, conn=conn) if any(
+        e.role in ("assistant", "tool") for e in entries) else set()
+    if not (revoked or suppressed or excluded):
+        return entries
+    out = []
+    for entry in entries:
+        content = entry.chat.get("content")
+        if entry.id in excluded or (entry.role == "user" and content in revoked):
+            continue
+        if entry.role == "user" and content in suppressed:
+            kept = [c for c in clauses(content) if fingerprint(c) not in suppressed[content]]
+            if not kept:
+                continue
+            chat = dict(entry.chat, content=" ".join(kept))
+            text = message_text(chat)
+            entry = Entry(entry.id, entry.role, chat, estimate(text) + MESSAGE_OVERHEAD, len(text), entry.name)
+        out.append(entry)
+    return out

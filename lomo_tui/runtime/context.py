@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from sqlalchemy import update
 
 from .. import memory
+from ..memory import contexts as memory_contexts
 from ..context import summaries
 from ..context.assemble import OFFLINE_MODELS, Prompt, StepContext, system_prompt, task_summary
 from ..context.history import Entry, Segment
@@ -68,13 +69,20 @@ class TurnContext(StepContext):
 
     async def _summarise(self, span: list[Entry]) -> Segment | None:
         text, method, call, model = None, "extractive", None, None
-        if self.claim is not None and self.rt.model.name not in OFFLINE_MODELS:
-            made = await summaries.model_summary(self.rt.model, span, self._budget_tokens // 2)
+        async with self.rt.db.read() as conn:  # nothing a forget took out of use goes into a summary (F4)
+            usable = await memory_contexts.usable(conn, self.task_id, span)
+        if not usable:
+            text = summaries.header(span[0].id, span[-1].id, len(span)) + "\n" + memory_contexts.GONE
+        elif self.claim is not None and self.rt.model.name not in OFFLINE_MODELS:
+            made = await summaries.model_summary(self.rt.model, usable, self._budget_tokens // 2)
             if made is not None:
                 (text, call), method = made, "model"
                 model = call["model"]
         if text is None:
-            text = summaries.extractive(span)
+            text = summaries.extractive(usable)
+        if usable and usable is not span:  # the segment still covers (and names) the whole span
+            body = text.split("\n", 1)
+            text = summaries.header(span[0].id, span[-1].id, len(span)) + ("\n" + body[1] if len(body) > 1 else "")
         if self.claim is None:  # a preview: what the next step would write
             return Segment(-1 - len(self.history.segments), span[0].id, span[-1].id, len(span), text, method)
         self.rt.faults.hit("before_summary_commit")
