@@ -33,7 +33,7 @@ log = logging.getLogger("lomo.memory")
 
 RECALL_LIMIT = 5
 RECALL_TIMEOUT = 0.25  # seconds; a slower recall is skipped for this step
-PROGRESS_OPS = 1000  # SQLite virtual-machine steps between deadline checks
+PROGRESS_OPS = 10000  # SQLite virtual-machine steps between deadline checks
 QUERY_KEYWORDS = 16
 CANDIDATES = 40
 COMMON_DOCS = 100  # a word in more memories than this does not help choose among them
