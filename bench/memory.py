@@ -7,7 +7,7 @@ canary messages to a task that finishes (an episodic summary) while the profile 
 random subset is forgotten: an ORIGIN message (the refinement should survive on its own evidence), or a
 whole memory (both canaries go). Printed:
 
-  leakage                     canaries of forgotten evidence found afterwards in any memory version, summary,
+  leakage                     canaries of forgotten evidence found afterwards in any memory version, summary (episodic or history),
                               profile, index row (FTS content or vocabulary), recall, or log line (goal 0)
   dependent-deletion recall   share of the versions whose text held a forgotten canary that were deleted (1.0)
   collateral deletions        versions deleted that held no forgotten canary and stood on no forgotten
@@ -106,6 +106,7 @@ async def creator(n: int, root: Path, tpl: Path, rng: random.Random, trap: LogTr
         async with db.write() as conn:
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task).values(status="done"))
         await service.summarise_finished(db)
+        await summarise_history(db, task)  # the task's history summary segment quotes the canary messages too
         async with db.read() as conn:
             versions = {r.id: r for r in (await conn.execute(select(s.memory_versions))).all()}
             links = (await conn.execute(select(s.memory_evidence_links))).all()
@@ -143,6 +144,23 @@ async def creator(n: int, root: Path, tpl: Path, rng: random.Random, trap: LogTr
         await db.close()
 
 
+async def summarise_history(db: Database, task_id: str) -> None:
+    """TASK_ID's messages as its history holds them once read, summarised as one segment (issue 13, E3)."""
+    from lomo_tui.context import summaries
+    from lomo_tui.context.history import History
+
+    async with db.write() as conn:
+        rows = (await conn.execute(select(s.inbox).where(s.inbox.c.task_id == task_id).order_by(s.inbox.c.sent_at))).all()
+        for n, row in enumerate(rows, 1):
+            await conn.execute(insert(s.messages).values(task_id=task_id, step=n, role="user", content=row.text,
+                                                         created_at=time.time()))
+        history = History(task_id)
+        await history.refresh(conn)
+        span = history.verbatim()
+        if span:
+            await summaries.store(conn, task_id, span, summaries.extractive(span), "extractive", None)
+
+
 async def leakage(db: Database, canaries: list[str], other_task: str, trap: LogTrap) -> int:
     if not canaries:
         return 0
@@ -150,6 +168,7 @@ async def leakage(db: Database, canaries: list[str], other_task: str, trap: LogT
         haystacks = [r.text for r in (await conn.execute(select(s.memory_versions.c.text))).all()]
         haystacks += [r.text for r in (await conn.execute(select(s.memory_summaries.c.text))).all()]
         haystacks += [r.text for r in (await conn.execute(select(s.memory_profiles.c.text))).all()]
+        haystacks += [r.text for r in (await conn.execute(select(s.context_summaries.c.text))).all()]
         haystacks += [r[0] for r in (await conn.execute(text("SELECT search_text FROM memory_fts"))).all()]
         await conn.exec_driver_sql("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, memory_fts, 'row')")
         haystacks += [r[0] for r in (await conn.exec_driver_sql("SELECT term FROM temp.v")).all()]

@@ -166,6 +166,14 @@ async def _transitions(conn: AsyncConnection, task_id: str | None, since: float 
             {"revalidated": counts.get("evidence_revalidated", 0), "reopened": counts.get("step_reopened", 0)})
 
 
+async def _verified(conn: AsyncConnection, done: set[str]) -> set[str]:
+    """The done steps among DONE whose completion the runtime validated (a valid `step_evidence` row)."""
+    if not done:
+        return set()
+    return set((await conn.execute(select(s.step_evidence.c.item_id).where(
+        s.step_evidence.c.item_id.in_(list(done)), s.step_evidence.c.status == "valid"))).scalars().all())
+
+
 def _work_key(job: Any) -> tuple[Any, ...]:
     params = job.params or {}
     inputs = tuple(sorted(str(i) for i in params.get("inputs") or ()))

@@ -103,15 +103,17 @@ async def assert_invariants(m: Mind) -> None:
             s.memory_versions.c.status == "forgotten"))).all())
         active = set((await conn.execute(select(s.memory_versions.c.id).where(
             s.memory_versions.c.status == "active"))).scalars())
-    # 3. index rows equal the active memories
+        vectors = set((await conn.execute(select(s.memory_vectors.c.version_id))).scalars())
+    # 3. index rows equal the active memories (vectors: never one of a version no longer active)
     assert sorted(v for v, _ in await m.fts()) == sorted(active)
+    assert vectors <= active
 
 
 async def assert_nowhere(m: Mind, canary: str, other_task: str | None = None) -> None:
     """Invariant 4: CANARY is in no memory, summary, profile, index row, nor in what another task's next step
     would carry from memory."""
     needle = canary.casefold()
-    for table in (s.memory_versions, s.memory_summaries, s.memory_profiles):
+    for table in (s.memory_versions, s.memory_summaries, s.memory_profiles, s.context_summaries):
         for row in await m.table(table):
             assert needle not in " ".join(str(v) for v in row.values()).casefold(), (table.name, row)
     assert not [r for r in await m.fts() if needle in " ".join(r).casefold()]
@@ -121,6 +123,23 @@ async def assert_nowhere(m: Mind, canary: str, other_task: str | None = None) ->
     if other_task:
         recalled = await memory.recall_for_step(m.db, other_task, canary, limit=10)
         assert not [r for r in recalled if needle in r.text.casefold()]
+
+
+async def summarise_history(m: Mind, task_id: str) -> None:
+    """TASK_ID's creator messages as its history holds them once read, summarised as one segment (E3)."""
+    from lomo_tui.context import summaries
+    from lomo_tui.context.history import History
+
+    async with m.db.write() as conn:
+        rows = (await conn.execute(select(s.inbox).where(s.inbox.c.task_id == task_id).order_by(s.inbox.c.sent_at))).all()
+        for n, row in enumerate(rows, 1):
+            await conn.execute(insert(s.messages).values(task_id=task_id, step=n, role="user", content=row.text,
+                                                         created_at=time.time()))
+        await conn.execute(update(s.inbox).where(s.inbox.c.task_id == task_id).values(status="consumed"))
+        history = History(task_id)
+        await history.refresh(conn)
+        span = history.verbatim()
+        await summaries.store(conn, task_id, span, summaries.extractive(span), "extractive", None)
 
 
 def unrelated(rows: list[dict[str, Any]], memory_ids: set[str]) -> list[dict[str, Any]]:
@@ -475,6 +494,7 @@ def test_any_conversation_forgets_completely_and_touches_nothing_else(script: li
             picks = [said[i] for i in forget_picks if i < len(said)]
             if not picks:
                 return
+            await summarise_history(m, await m.rt.ledger.main_task_id())  # a history summary quotes them all
             before = await m.rows()
             async with m.db.read() as conn:  # memories a picked message supports in any role (confirm included)
                 touched = set((await conn.execute(select(s.memory_versions.c.memory_id).join(

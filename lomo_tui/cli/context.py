@@ -56,6 +56,8 @@ async def describe(runtime: Any, task_id: str | None) -> dict[str, Any]:
 
 
 def render(doc: dict[str, Any]) -> str:
+    from ..context.usage import render_cache
+
     lines = [f"Task {doc['task_id']} · {doc['model']} · about {doc['total_tokens']:,} of {doc['budget_tokens']:,} "
              f"tokens ({doc['reply_tokens']:,} kept for the reply; budget from {doc['budget_source']})", ""]
     lines.append(f"{'layer':<10} {'chars':>9} {'tokens':>8}")
@@ -67,12 +69,10 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"Summaries: {doc['summaries']} segments, through message #{doc['summarised_through']}"
                      + (f" ({doc['pending_summaries']} to be written by the next step)" if doc["pending_summaries"]
                         else ""))
-    task_cache = doc["cache"]["task"]
-    if task_cache["calls"]:
-        share = task_cache["cache_read_share"]
-        lines.append(f"Prompt cache: {task_cache['cache_read_tokens']:,} of {task_cache['prompt_tokens']:,} prompt "
-                     f"tokens read from the cache ({share:.0%}), {task_cache['cache_write_tokens']:,} written"
-                     if share is not None else "Prompt cache: nothing measured yet")
+    for scope, figures in (("this task", doc["cache"]["task"]), ("all tasks", doc["cache"]["overall"])):
+        line = render_cache(figures)
+        if line:
+            lines.append(f"{line} — {scope}")
     lines.append("")
     for number, message in enumerate(doc["messages"]):
         text = message["content"]

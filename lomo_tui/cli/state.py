@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..context.usage import render_cache
 from ..store import schema as s
 from ..store.engine import Database
 
@@ -143,6 +144,7 @@ def render_report(report: dict[str, Any]) -> str:
 
 async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
+    from ..context.usage import cache_usage
     from ..errors import UnknownId
     from ..tasks import evidence, goals
 
@@ -172,6 +174,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         goal_versions = await goals.versions(conn, task_id)
         proofs = await evidence.records(conn, task_id)
         recheck = await evidence.why_stale(conn, task_id)
+        cache = await cache_usage(conn, task_id)
     from ..production.report import graph_states
 
     production = await graph_states(db, task_id)
@@ -204,6 +207,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
         "goal_versions": [dict(v, at=iso(v["at"])) for v in goal_versions],
         "production": production,
+        "cache": cache,  # prompt-cache tokens of the task's model calls (E1)
     }
 
 
@@ -248,6 +252,9 @@ def render_task(doc: dict[str, Any]) -> str:
     if spend["amount"] or spend["refunded"]:
         lines += ["", f"Spent: {spend['amount']:.2f} {spend['currency']}"
                   + (f" ({spend['refunded']:.2f} refunded)" if spend["refunded"] else "")]
+    cache_line = render_cache(doc["cache"]) if doc.get("cache") else ""
+    if cache_line:
+        lines += ["", cache_line]
     return "\n".join(lines)
 
 

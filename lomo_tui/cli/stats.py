@@ -19,6 +19,7 @@ async def run(settings: Any, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from .. import metrics
+    from ..context.usage import cache_usage, render_cache
     from ..errors import UnknownId
     from ..store import migrate
     from ..store import schema as s
@@ -33,9 +34,11 @@ async def run(settings: Any, args: argparse.Namespace) -> int:
                     s.tasks.c.id == args.task))).first() is None:
                 raise UnknownId(f"no task with id {args.task!r}; `lomo task list` lists the tasks")
             doc = await metrics.compute(conn, task_id=args.task, since=since)
+            doc["cache"] = await cache_usage(conn, args.task, since)  # prompt-cache tokens (E1)
     finally:
         await db.close()
-    print(json.dumps(doc, ensure_ascii=False) if getattr(args, "json", False) else metrics.render(doc))
+    text = metrics.render(doc) + ("\n" + render_cache(doc["cache"]) if render_cache(doc["cache"]) else "")
+    print(json.dumps(doc, ensure_ascii=False) if getattr(args, "json", False) else text)
     return 0
 
 

@@ -154,6 +154,14 @@ class History:
         self.tokens = sum(e.tokens for e in self.recent)
         self.chars = sum(e.chars for e in self.recent)
 
+    async def reread_segments(self, conn: AsyncConnection) -> None:
+        """Take the current text of the segments held (a forget rewrites a segment in place, F4)."""
+        if not self.segments:
+            return
+        rows = {r.id: r for r in await fetch(conn, SUMMARIES, {"task_id": self.task_id, "after": 0})}
+        self.segments = [Segment(seg.id, seg.from_message, seg.to_message, seg.messages, rows[seg.id].text,
+                                 rows[seg.id].method) if seg.id in rows else seg for seg in self.segments]
+
     def add_segment(self, segment: Segment) -> None:
         self.segments.append(segment)
         self._last_segment = max(self._last_segment, segment.id)

@@ -7,10 +7,11 @@ a small versioned creator profile. See `extract` (what is remembered), `store` (
 from __future__ import annotations
 
 from .forget import complete_pending, forget
-from .recall import (Recalled, excluded_message_ids, profile_snapshot, profile_with_versions, recall_for_step,
-                     record_context_use, render_recall)
+from .models import MemoryModels
+from .recall import (RECALL_TIMEOUT, Recalled, excluded_message_ids, forgets_done, profile_snapshot,
+                     profile_with_versions, recall_for_step, record_context_use, render_recall)
 from .service import maintain, record_creator_message
 
-__all__ = ["Recalled", "complete_pending", "excluded_message_ids", "forget", "maintain", "profile_snapshot",
-           "profile_with_versions", "recall_for_step", "record_context_use", "record_creator_message",
-           "render_recall"]
+__all__ = ["MemoryModels", "RECALL_TIMEOUT", "Recalled", "complete_pending", "excluded_message_ids", "forget",
+           "forgets_done", "maintain", "profile_snapshot", "profile_with_versions", "recall_for_step",
+           "record_context_use", "record_creator_message", "render_recall"]

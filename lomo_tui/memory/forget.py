@@ -266,6 +266,10 @@ async def _propagate(conn: Any, request: dict[str, Any], result: dict[str, Any],
     if versions:
         await conn.execute(update(s.memory_context_uses).where(s.memory_context_uses.c.version_id.in_(versions)).values(
             excluded=True))
+    # history summary segments (E3) covering a forgotten statement or what a forgotten memory produced
+    from .contexts import rebuild_context_summaries
+
+    result["context_summaries"] = await rebuild_context_summaries(conn, forget_id, list(request["evidence"]), versions)
     await _redact_gate(conn, forget_id, result.get("memories", []))
     if dialect_name(conn) == "sqlite":  # merge the index so no old segment still holds the forgotten terms
         await conn.execute(text("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')"))

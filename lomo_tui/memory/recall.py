@@ -3,7 +3,8 @@
 - `profile_snapshot(db)`: the creator profile (a small, versioned text) for the stable prefix;
 - `recall_for_step(db, task_id, text)`: a handful of active memories for this step, by scope (the creator's,
   plus this task's or project's own) and relevance (FTS5 on SQLite, keyword containment elsewhere);
-  skipped when it takes longer than RECALL_TIMEOUT (F5);
+  skipped when it takes longer than RECALL_TIMEOUT (F5: on SQLite the running statement is interrupted),
+  joined by memories close in meaning when an embedding model is configured (`vectors`);
 - `record_context_use(...)`: which memory versions a step's context carried;
 - `excluded_message_ids(db, task_id)`: replies and tool results of steps that carried a since-forgotten
   memory, for the context builder to drop.
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from sqlalchemy import insert, or_, select, text
+from sqlalchemy import insert, or_, select
 
 from ..models.nlu import keywords
 from ..router.index import dialect_name
@@ -24,10 +27,14 @@ from ..store.engine import fetch
 from . import store
 from .. import clock
 
+if TYPE_CHECKING:
+    from .vectors import MemoryVectors
+
 log = logging.getLogger("lomo.memory")
 
 RECALL_LIMIT = 5
 RECALL_TIMEOUT = 0.25  # seconds; a slower recall is skipped for this step
+PROGRESS_OPS = 10000  # SQLite virtual-machine steps between deadline checks
 QUERY_KEYWORDS = 16
 CANDIDATES = 40
 COMMON_DOCS = 100  # a word in more memories than this does not help choose among them
@@ -62,19 +69,79 @@ def render_recall(items: Iterable[Recalled]) -> str:
 
 
 async def recall_for_step(db: Any, task_id: str, query: str, limit: int = RECALL_LIMIT, *,
-                          timeout: float = RECALL_TIMEOUT) -> list[Recalled]:
-    """Up to LIMIT memories for TASK_ID's next step about QUERY; [] when recall fails or is too slow."""
-    async def work() -> list[Recalled]:
-        async with db.read() as conn:
-            return await recall(conn, task_id, query, limit)
-
+                          timeout: float = RECALL_TIMEOUT, vectors: "MemoryVectors | None" = None) -> list[Recalled]:
+    """Up to LIMIT memories for TASK_ID's next step about QUERY; [] when recall fails or takes longer than
+    TIMEOUT seconds (F5). With VECTORS (an embedding model configured) memories close in meaning join the
+    keyword hits; their query's embedding is waited for at most `vectors.timeout`, else the step goes on
+    with keywords only."""
+    if limit <= 0:
+        return []
+    embedding = asyncio.ensure_future(vectors.query(query)) if vectors is not None else None
+    deadline = time.monotonic() + timeout
     try:
-        return await asyncio.wait_for(work(), timeout)
+        if timeout <= 0:
+            raise asyncio.TimeoutError
+        async with db.read() as conn:
+            with interrupt_after(conn, deadline):
+                if getattr(db, "is_sqlite", True):  # statements run on this thread: SQLite interrupts them
+                    found = await recall(conn, task_id, query, limit, deadline=deadline)
+                else:  # a server's query awaits: cancelled at the deadline
+                    found = await asyncio.wait_for(recall(conn, task_id, query, limit), timeout)
+        if embedding is not None:
+            found = await _with_vectors(db, vectors, embedding, task_id, found, limit)
+        return found
     except asyncio.TimeoutError:
         log.info("memory recall for %s took over %.2f s; skipped for this step", task_id, timeout)
     except Exception as exc:  # noqa: BLE001 — the task goes on without memory (F5)
-        log.warning("memory recall for %s failed (%s); skipped for this step", task_id, type(exc).__name__)
+        if "interrupted" in str(exc):
+            log.info("memory recall for %s took over %.2f s; skipped for this step", task_id, timeout)
+        else:
+            log.warning("memory recall for %s failed (%s); skipped for this step", task_id, type(exc).__name__)
+    if embedding is not None and not embedding.done():
+        embedding.cancel()
     return []
+
+
+@contextmanager
+def interrupt_after(conn: Any, deadline: float) -> Iterator[None]:
+    """On SQLite, abort any statement still running at DEADLINE (monotonic): its progress handler answers
+    "stop" (sqlite3 raises "interrupted"). Elsewhere nothing: the caller's timeout cancels the await."""
+    raw = getattr(getattr(getattr(conn, "sync", None), "connection", None), "driver_connection", None)
+    if raw is None or not hasattr(raw, "set_progress_handler"):
+        yield
+        return
+    raw.set_progress_handler(lambda: time.monotonic() > deadline, PROGRESS_OPS)
+    try:
+        yield
+    finally:
+        raw.set_progress_handler(None, 0)
+
+
+async def _with_vectors(db: Any, vectors: "MemoryVectors", embedding: "asyncio.Future[list[float] | None]",
+                        task_id: str | None, found: list[Recalled], limit: int) -> list[Recalled]:
+    """FOUND (keyword and own-scope hits) joined by the memories nearest in meaning."""
+    try:
+        vector = await asyncio.wait_for(embedding, vectors.timeout)
+    except asyncio.TimeoutError:
+        log.info("memory recall by meaning for %s skipped for this step (slow embedding)", task_id)
+        return found
+    if vector is None:
+        return found
+    async with db.read() as conn:
+        near = await vectors.nearest(conn, vector, CANDIDATES)
+        if not near:
+            return found
+        score = dict(near)
+        rows = (await conn.execute(_columns().where(
+            s.memory_versions.c.id.in_(list(score)), s.memory_versions.c.status == "active",
+            _in_scope(task_id)))).all()
+    out = {r.version_id: r for r in found}
+    own = [r for r in found if r.score >= 1.0]
+    for row in sorted(rows, key=lambda r: -score[r.id]):
+        if row.id not in out or out[row.id].score < score[row.id]:
+            out[row.id] = _recalled(row, score[row.id])
+    rest = sorted((r for r in out.values() if r not in own), key=lambda r: -r.score)
+    return (own + rest)[:limit]
 
 
 COLUMNS = ("v.id AS id, v.memory_id AS memory_id, v.version AS version, v.text AS text, v.search_text AS search_text, "
@@ -85,13 +152,17 @@ COUNT_SQL = "SELECT count(*) AS n FROM (SELECT 1 FROM memory_fts WHERE memory_ft
 RANK_SQL = "SELECT version_id, rank FROM memory_fts WHERE memory_fts MATCH :q ORDER BY rank LIMIT :n"
 
 
-async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL_LIMIT) -> list[Recalled]:
-    """The recall itself, inside a read transaction (plain SQL: it runs on every step)."""
+async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL_LIMIT, *,
+                 deadline: float | None = None) -> list[Recalled]:
+    """The recall itself, inside a read transaction (plain SQL: it runs on every step). Past DEADLINE
+    (monotonic) it stops with asyncio.TimeoutError."""
     if limit <= 0:
         return []
     own = await fetch(conn, OWN_SQL, {"task": task_id, "n": limit}) if task_id else []
     out = {r.id: _recalled(r, 1.0) for r in own}
     words = keywords(query)[:QUERY_KEYWORDS]
+    if deadline is not None and time.monotonic() > deadline:
+        raise asyncio.TimeoutError
     if words and len(out) < limit:
         for row, score in await _search(conn, task_id, words, CANDIDATES):
             if row.id not in out:
@@ -207,13 +278,23 @@ async def record_context_use(db: Any, task_id: str, turn_id: str | None, step: i
         for v in ids])
 
 
-async def excluded_message_ids(db: Any, task_id: str) -> set[int]:
+FORGETS_DONE = "SELECT count(*) AS n FROM memory_forgets WHERE status = 'done'"
+
+
+async def forgets_done(conn: Any) -> int:
+    """How many forgets have completed: a holder of summary texts re-reads them when this moves."""
+    return (await fetch(conn, FORGETS_DONE, {}))[0].n
+
+
+async def excluded_message_ids(db: Any, task_id: str, *, conn: Any = None) -> set[int]:
     """Ids (messages table) of TASK_ID's replies and tool results made by steps whose context carried a memory
     that has since been forgotten: later contexts leave them out."""
-    async with db.read() as conn:
-        rows = (await conn.execute(select(s.messages.c.id).join(
-            s.memory_context_uses, (s.memory_context_uses.c.turn_id == s.messages.c.turn_id)
-            & (s.memory_context_uses.c.step == s.messages.c.step)).where(
-            s.messages.c.task_id == task_id, s.messages.c.role.in_(("assistant", "tool")),
-            s.memory_context_uses.c.excluded.is_(True)))).scalars().all()
+    if conn is None:
+        async with db.read() as conn:
+            return await excluded_message_ids(db, task_id, conn=conn)
+    rows = (await conn.execute(select(s.messages.c.id).join(
+        s.memory_context_uses, (s.memory_context_uses.c.turn_id == s.messages.c.turn_id)
+        & (s.memory_context_uses.c.step == s.messages.c.step)).where(
+        s.messages.c.task_id == task_id, s.messages.c.role.in_(("assistant", "tool")),
+        s.memory_context_uses.c.excluded.is_(True)))).scalars().all()
     return set(rows)

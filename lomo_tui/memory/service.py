@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 from typing import Any, Awaitable, Callable
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
 from ..models.nlu import detect_language
 from ..store import schema as s
 from . import store
 from .extract import Candidate, extract_local, forget_query, infer, validate_candidates
 from .. import clock
+from .models import Extraction
 
 log = logging.getLogger("lomo.memory")
 
@@ -25,19 +26,20 @@ RemoteExtractor = Callable[[list[dict[str, str]]], Awaitable[Any]]  # evidence â
 
 
 async def record_creator_message(db: Any, message_id: str, task_id: str | None, message: str, *,
-                                 extractor: RemoteExtractor | None = None) -> dict[str, Any]:
+                                 extractor: RemoteExtractor | None = None, defer: bool = False) -> dict[str, Any]:
     """The runtime calls this for each message the creator sends (never for tool output or replies).
     Returns {"evidence": id, "versions": [touched], "forget": forget id or None, "gate": gate id or None}.
-    Never raises: memory must not stop a message reaching its task (F5)."""
+    DEFER keeps the evidence pending for a background pass (a remote extractor: the message never waits on
+    a model). Never raises: memory must not stop a message reaching its task (F5)."""
     try:
-        return await _record(db, message_id, task_id, message, extractor)
+        return await _record(db, message_id, task_id, message, extractor, defer)
     except Exception as exc:  # noqa: BLE001
         log.warning("memory could not keep message %s (%s)", message_id, type(exc).__name__)
         return {"evidence": None, "versions": [], "forget": None, "gate": None}
 
 
 async def _record(db: Any, message_id: str, task_id: str | None, message: str,
-                  extractor: RemoteExtractor | None) -> dict[str, Any]:
+                  extractor: RemoteExtractor | None, defer: bool) -> dict[str, Any]:
     query = forget_query(message)
     async with db.write() as conn:
         await store.record_evidence(conn, message_id, task_id, message, language=detect_language(message))
@@ -50,25 +52,35 @@ async def _record(db: Any, message_id: str, task_id: str | None, message: str,
 
         out["forget"], out["gate"] = await open_forget_gate(db, query, task_id=task_id, message_id=message_id)
         return out
-    out["versions"] = await extract_evidence(db, message_id, extractor=extractor)
+    if not defer:
+        out["versions"] = await extract_evidence(db, message_id, extractor=extractor)
     return out
 
 
 async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtractor | None = None) -> list[str]:
-    """Read one evidence row for memories, in one write transaction. On failure the row is marked failed
-    (retried by `maintain`) and the task goes on."""
+    """Read one evidence row for memories. A remote EXTRACTOR is asked outside any transaction; its call
+    is recorded in the write transaction that applies the candidates. On failure the row is marked failed
+    (retried later) and the task goes on."""
     try:
-        async with db.write() as conn:
+        async with db.read() as conn:
             row = (await conn.execute(select(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id))).first()
-            if row is None or not row.eligible or row.extract_status in ("done", "skipped"):
-                return []
-            candidates = await _candidates(row, extractor)
+        if row is None or not row.eligible or row.extract_status in ("done", "skipped"):
+            return []
+        candidates, call = await _candidates(row, extractor)
+        async with db.write() as conn:
+            current = (await conn.execute(select(s.memory_evidence.c.eligible, s.memory_evidence.c.extract_status).where(
+                s.memory_evidence.c.id == evidence_id))).first()
+            if current is None or not current.eligible or current.extract_status in ("done", "skipped"):
+                return []  # revoked or read by another pass meanwhile
+            if call is not None:
+                await conn.execute(insert(s.model_calls).values(dict(
+                    {"cache_write_tokens": 0, **call}, task_id=row.task_id, purpose="memory", created_at=clock.now())))
             touched = []
             for candidate in candidates:
                 version_id = await store.apply(conn, candidate, task_id=row.task_id, evidence_created=row.created_at)
                 if version_id:
                     touched.append(version_id)
-            if not candidates:
+            if not candidates and extractor is None:
                 touched += await _inferences(conn, row)
             await conn.execute(update(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id).values(
                 extract_status="done", attempts=row.attempts + 1))
@@ -83,14 +95,17 @@ async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtrac
         return []
 
 
-async def _candidates(row: Any, extractor: RemoteExtractor | None) -> list[Candidate]:
+async def _candidates(row: Any, extractor: RemoteExtractor | None) -> tuple[list[Candidate], dict[str, Any] | None]:
     if extractor is None:
-        return extract_local(row.text, row.id)
+        return extract_local(row.text, row.id), None
     answer = await extractor([{"evidence_id": row.id, "text": row.text}])
+    call = None
+    if isinstance(answer, Extraction):
+        answer, call = answer.answer, answer.call
     valid, dropped = validate_candidates(answer, {row.id})
     if dropped:
         log.info("memory extraction of %s dropped %d malformed candidate(s)", row.id, len(dropped))
-    return valid
+    return valid, call
 
 
 async def _inferences(conn: Any, row: Any) -> list[str]:
@@ -113,12 +128,15 @@ async def _inferences(conn: Any, row: Any) -> list[str]:
     return touched
 
 
-async def maintain(db: Any) -> None:
-    """Watchdog work: finish forgets (approved gates, interrupted cascades), retry failed extraction,
-    summarise finished tasks. Each part on its own: one failing leaves the others to run."""
+async def maintain(db: Any, *, extraction: bool = True) -> None:
+    """Watchdog work: finish forgets (approved gates, interrupted cascades), retry failed extraction (unless
+    EXTRACTION is False: a remote extractor's own pass does it, `models.MemoryModels`), summarise finished
+    tasks. Each part on its own: one failing leaves the others to run."""
     from .forget import complete_pending, settle_gates
 
-    for part in (settle_gates, complete_pending, forget_withdrawn, retry_extraction, summarise_finished):
+    parts = (settle_gates, complete_pending, forget_withdrawn) + ((retry_extraction,) if extraction else ()) + (
+        summarise_finished,)
+    for part in parts:
         try:
             await part(db)
         except Exception as exc:  # noqa: BLE001 â€” the watchdog must outlive a bad pass
@@ -144,14 +162,15 @@ async def forget_withdrawn(db: Any) -> int:
     return len(ids) + len(replacements)
 
 
-async def retry_extraction(db: Any) -> int:
+async def retry_extraction(db: Any, *, extractor: RemoteExtractor | None = None, min_age: float = 1.0) -> int:
+    """Read evidence still pending or failed (fewer than MAX_ATTEMPTS tries, at least MIN_AGE seconds old)."""
     async with db.read() as conn:
         ids = (await conn.execute(select(s.memory_evidence.c.id).where(
-            s.memory_evidence.c.extract_status.in_(("pending", "failed")),
-            s.memory_evidence.c.attempts < MAX_ATTEMPTS, s.memory_evidence.c.created_at < clock.now() - 1).limit(
-            20))).scalars().all()
+            s.memory_evidence.c.extract_status.in_(("pending", "failed")), s.memory_evidence.c.eligible.is_(True),
+            s.memory_evidence.c.attempts < MAX_ATTEMPTS, s.memory_evidence.c.created_at <= clock.now() - min_age
+        ).order_by(s.memory_evidence.c.created_at).limit(20))).scalars().all()
     for evidence_id in ids:
-        await extract_evidence(db, evidence_id)
+        await extract_evidence(db, evidence_id, extractor=extractor)
     return len(ids)
 
 

@@ -85,7 +85,10 @@ async def index_version(conn: Any, version_id: str, value: str) -> None:
 
 
 async def unindex_versions(conn: Any, version_ids: Iterable[str]) -> None:
+    """Remove the versions' index rows, FTS and vectors alike, in the caller's transaction (invariant 3)."""
     ids = list(version_ids)
+    for n in range(0, len(ids), 500):
+        await conn.execute(delete(s.memory_vectors).where(s.memory_vectors.c.version_id.in_(ids[n:n + 500])))
     if ids and dialect_name(conn) == "sqlite":
         for n in range(0, len(ids), 500):
             chunk = ids[n:n + 500]

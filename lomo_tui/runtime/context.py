@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from sqlalchemy import update
 
 from .. import memory
+from ..memory import contexts as memory_contexts
 from ..context import summaries
 from ..context.assemble import OFFLINE_MODELS, Prompt, StepContext, system_prompt, task_summary
 from ..context.history import Entry, Segment
@@ -33,6 +34,8 @@ class TurnContext(StepContext):
         self.claim = claim
         self._task_summary: str | None = None
         self._budget_tokens = 0
+        self._forgets: int | None = None  # completed forgets when the held summaries were read
+        self.recall_timeout = float(runtime.settings.section("memory").get("recall_timeout", memory.RECALL_TIMEOUT))
 
     async def memory_inputs(self, task: Any, pending: list[str]) -> tuple[str, list[str], list[str]]:
         """What memory gives this step (E1, F4): the profile snapshot for the stable prefix, a few recalled
@@ -40,8 +43,15 @@ class TurnContext(StepContext):
         memory leave the history."""
         profile, used = await memory.profile_with_versions(self.rt.db)
         query = " ".join([task.title or "", task.brief or "", *pending])
-        recalled = await memory.recall_for_step(self.rt.db, task.id, query)
-        self.history.exclude(await memory.excluded_message_ids(self.rt.db, task.id))
+        models = getattr(self.rt, "memory_models", None)
+        recalled = await memory.recall_for_step(self.rt.db, task.id, query, timeout=self.recall_timeout,
+                                                vectors=models.vectors if models is not None else None)
+        async with self.rt.db.read() as conn:
+            self.history.exclude(await memory.excluded_message_ids(self.rt.db, task.id, conn=conn))
+            forgets = await memory.forgets_done(conn)
+            if self._forgets is not None and forgets != self._forgets:  # a forget may have rewritten a segment
+                await self.history.reread_segments(conn)
+            self._forgets = forgets
         return profile, [r.render().removeprefix("- ") for r in recalled], used + [r.version_id for r in recalled]
 
     async def build(self, task: Any, extra: list[str], hints: dict[str, Any], pending: list[str], *,
@@ -59,13 +69,20 @@ class TurnContext(StepContext):
 
     async def _summarise(self, span: list[Entry]) -> Segment | None:
         text, method, call, model = None, "extractive", None, None
-        if self.claim is not None and self.rt.model.name not in OFFLINE_MODELS:
-            made = await summaries.model_summary(self.rt.model, span, self._budget_tokens // 2)
+        async with self.rt.db.read() as conn:  # nothing a forget took out of use goes into a summary (F4)
+            usable = await memory_contexts.usable(conn, self.task_id, span)
+        if not usable:
+            text = summaries.header(span[0].id, span[-1].id, len(span)) + "\n" + memory_contexts.GONE
+        elif self.claim is not None and self.rt.model.name not in OFFLINE_MODELS:
+            made = await summaries.model_summary(self.rt.model, usable, self._budget_tokens // 2)
             if made is not None:
                 (text, call), method = made, "model"
                 model = call["model"]
         if text is None:
-            text = summaries.extractive(span)
+            text = summaries.extractive(usable)
+        if usable and usable is not span:  # the segment still covers (and names) the whole span
+            body = text.split("\n", 1)
+            text = summaries.header(span[0].id, span[-1].id, len(span)) + ("\n" + body[1] if len(body) > 1 else "")
         if self.claim is None:  # a preview: what the next step would write
             return Segment(-1 - len(self.history.segments), span[0].id, span[-1].id, len(span), text, method)
         self.rt.faults.hit("before_summary_commit")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, NamedTuple
 
 from sqlalchemy import func, insert, select, update
 
@@ -305,8 +305,12 @@ class Ledger:
     # ---- steps ------------------------------------------------------------------------------
     async def commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: Iterable[str],
                               model_call: dict[str, Any], *, finish: bool = False,
-                              started: Iterable[StartedCall] = ()) -> bool:
+                              started: Iterable[StartedCall] = (),
+                              also: Callable[[Any], Awaitable[None]] | None = None) -> bool:
         """C2: decision + pending calls + consumed inbox (+ the model call) in one transaction.
+
+        ALSO(conn) writes more of the step's rows inside that same transaction (which memories its
+        context used, F4).
 
         STARTED lists calls of idempotent tools to mark `started` in this same transaction. For them a
         separate `started` commit would carry no information: recovery re-runs an idempotent call with
@@ -318,13 +322,15 @@ class Ledger:
         check settles the task.
         """
         try:
-            await self._commit_decision(claim, step, decision, list(consumed), model_call, finish, list(started))
+            await self._commit_decision(claim, step, decision, list(consumed), model_call, finish, list(started),
+                                        also)
         except _InboxMoved:
             return False
         return True
 
     async def _commit_decision(self, claim: Claim, step: int, decision: dict[str, Any], consumed: list[str],
-                               model_call: dict[str, Any], finish: bool, started: list[StartedCall]) -> None:
+                               model_call: dict[str, Any], finish: bool, started: list[StartedCall],
+                               also: Callable[[Any], Awaitable[None]] | None = None) -> None:
         t = now()
         durable = self._decision_must_sync(decision, started, finish)
         async with self.fenced(claim, GUARD_DECISION, durable=durable) as conn:
@@ -349,6 +355,8 @@ class Ledger:
                                                      turn=claim.turn_id, step=step, at=t))
             for call in started:
                 await run(conn, UPSERT_STARTED, self._started_row(claim, step, call, t))
+            if also is not None:
+                await also(conn)
             if finish:
                 await conn.execute(update(s.turns).where(s.turns.c.id == claim.turn_id).values(
                     status="completed", checkpoint=step, lease_owner=None, lease_expires=None, finished_at=t,

@@ -59,13 +59,14 @@ class Runtime:
         self.vectors = TaskVectors(self)
         self.rekey = SearchRekey(self.db)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
+        self.memory_models = memory.MemoryModels(self.db, settings, self.model)  # remote extraction, vectors
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
         self.live = LiveWorkspace(self, watch=watch)
         self.space = SpaceWatch(self)
         # objects with async start()/stop() (and busy(), when run-once should wait for them)
-        self.services: list[Any] = [self.live, self.studio, self.vectors, self.rekey]
+        self.services: list[Any] = [self.live, self.studio, self.vectors, self.rekey, self.memory_models]
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
         self._active: set[str] = set()
@@ -173,7 +174,8 @@ class Runtime:
                 self._changed.set()
                 continue
             self.wake(row.id)
-        await memory.maintain(self.db)  # approved forgets, extraction retries, summaries of finished tasks
+        # approved forgets, extraction retries (the remote extractor's own pass does those), finished tasks' summaries
+        await memory.maintain(self.db, extraction=self.memory_models.extractor is None)
 
     async def _watchdog(self) -> None:
         while not self._stop.is_set():
@@ -287,7 +289,10 @@ class Runtime:
                 target = await router_hooks.direct_target(conn, text)
         target = target or await self.ledger.main_task_id()
         message_id, turn_id = await self.ledger.deliver(target, text)
-        await memory.record_creator_message(self.db, message_id, target, text)  # evidence; lasting statements (F2)
+        extractor = self.memory_models.extractor  # a remote model reads it in the background (F2)
+        await memory.record_creator_message(self.db, message_id, target, text, defer=extractor is not None)
+        if extractor is not None:
+            self.memory_models.poke()
         self.bus.publish(Notice.MESSAGE_DELIVERED, target, message_id=message_id, text=text)
         self.wake(turn_id)
         return message_id, turn_id

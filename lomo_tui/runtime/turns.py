@@ -221,12 +221,16 @@ class TurnRunner:
                       cached_tokens=usage.cached_tokens, cache_write_tokens=usage.cache_write_tokens,
                       cost=usage.cost, latency_ms=reply.latency_ms)
         started = [] if finish else self._idempotent_calls(task, decision)
+        used = list(self._memory_used)
+
+        async def context_use(conn: Any) -> None:  # which memories this step's context carried (F4)
+            await memory.record_context_use(self.rt.db, task.id, self.claim.turn_id, step, used, conn=conn)
+
         ok = await self.ledger.commit_decision(self.claim, step, decision, consumed, record, finish=finish,
-                                               started=started)
+                                               started=started, also=context_use)
         if not ok:
             return None
         await transition.decided(self.rt, self.claim, step, decision, seen)  # J4 DECIDE, CLAIM
-        await memory.record_context_use(self.rt.db, task.id, self.claim.turn_id, step, self._memory_used)
         if consumed and task.kind != "main":  # the creator's new message answers the task's failure card
             async with self.rt.db.read() as conn:
                 open_card = await stopcheck.open_failure_card(conn, task.id)

@@ -487,6 +487,16 @@ memory_forgets = Table(  # a forget request and how far its cascade got (finishe
 )
 Index("ix_memory_forgets_status", memory_forgets.c.status)
 
+memory_vectors = Table(  # (0016) one embedding per active memory version, with `memory.embedding_model` set
+    "memory_vectors", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),  # only grows: a reader loads the new ones
+    Column("version_id", String(40), nullable=False, unique=True),
+    Column("model", String(160), nullable=False),
+    Column("vector", JSON, nullable=False),  # unit length
+    Column("created_at", Float, nullable=False),
+    sqlite_autoincrement=True,
+)
+
 # ---- goal versions (0013): every version of a task's goal and brief, who changed it, why, from which message --
 task_goal_versions = Table(
     "task_goal_versions", metadata,

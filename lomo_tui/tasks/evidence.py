@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
 
+from .. import clock
 from ..runtime.ids import new_id
 from ..store import schema as s
 from . import checklist, verify
@@ -107,7 +107,7 @@ async def _object_source(conn: AsyncConnection, scope: Any, rel: str) -> Source 
         return None
     made = (await conn.execute(select(s.object_versions.c.created_at).where(
         s.object_versions.c.object_id == row.id, s.object_versions.c.version == row.version))).scalar()
-    return Source("object_version", row.path, row.id, row.version, produced_at=made or time.time())
+    return Source("object_version", row.path, row.id, row.version, produced_at=made or clock.now())
 
 
 async def job_sources(conn: AsyncConnection, task_id: str, item_id: str) -> list[Source]:
@@ -142,7 +142,7 @@ async def _read_source(conn: AsyncConnection, task_id: str, tool: str, since: fl
     if not path or obj is None:
         return None
     return Source("read", path, obj, int(version) if isinstance(version, int) else None, tool_call_id=row.id,
-                  produced_at=row.finished_at or time.time())
+                  produced_at=row.finished_at or clock.now())
 
 
 async def _answer_source(conn: AsyncConnection, task_id: str, since: float) -> Source | None:
@@ -261,7 +261,7 @@ async def _goal_version(conn: AsyncConnection, task_id: str) -> int | None:
 
 
 async def _event(conn: AsyncConnection, type_: str, task_id: str, turn_id: str | None, **data: Any) -> None:
-    await conn.execute(insert(s.events).values(type=type_, at=time.time(), task_id=task_id, turn_id=turn_id,
+    await conn.execute(insert(s.events).values(type=type_, at=clock.now(), task_id=task_id, turn_id=turn_id,
                                                data=data))
 
 
@@ -280,7 +280,7 @@ async def accept(conn: AsyncConnection, task_id: str, item_id: str, verdict: Ver
                  note: str = "", turn_id: str | None = None, origin: str = "step") -> str:
     """Write back a validated result: evidence rows, the step done with its linked artifacts, and the phase
     events (executed → validated → written → accounted). Returns the transition id."""
-    t = time.time()
+    t = clock.now()
     transition = new_id("trn")
     goal_version = await _goal_version(conn, task_id)
     if origin == "step":
@@ -365,7 +365,7 @@ async def claim(conn: AsyncConnection, workspace: Any, task_id: str, item_id: st
 async def complete_by_job(conn: AsyncConnection, root: Path, job: Any, item_id: str, path: str, object_id: str,
                           version: int) -> Verdict:
     """A job ordered for a step delivered PATH vVERSION: validate it against the step, then write back."""
-    src = Source("job", path, object_id, version, job_id=job.id, produced_at=time.time(),
+    src = Source("job", path, object_id, version, job_id=job.id, produced_at=clock.now(),
                  order={"kind": job.kind, **(job.params or {})})
     row = (await conn.execute(select(s.checklist.c.state).where(s.checklist.c.id == item_id))).first()
     if row is None or row.state not in checklist.OPEN:  # done already, or removed from the plan
@@ -376,7 +376,7 @@ async def complete_by_job(conn: AsyncConnection, root: Path, job: Any, item_id: 
 
 async def complete_by_answer(conn: AsyncConnection, gate: Any, item_id: str) -> bool:
     """A checkpoint the creator approved: their answer is the step's evidence."""
-    src = Source("creator_answer", gate_id=gate.id, produced_at=gate.resolved_at or time.time())
+    src = Source("creator_answer", gate_id=gate.id, produced_at=gate.resolved_at or clock.now())
     verdict = Verdict(True, [src], [{"answer": gate.id, "by": gate.resolved_by}], [],
                       verify.Promise("answer"))
     await accept(conn, gate.task_id, item_id, verdict,
@@ -389,7 +389,7 @@ async def stale(conn: AsyncConnection, task_id: str | None = None, now: float | 
                 ) -> dict[str, tuple[str, list[Any]]]:
     """Done steps whose valid evidence no longer holds: item id → (why, the evidence rows concerned). Stale
     means the file it points at was deleted, the creator saved a newer version, or the evidence expired."""
-    t = now if now is not None else time.time()
+    t = now if now is not None else clock.now()
     ev = s.step_evidence
     query = select(ev, s.objects.c.path.label("cur_path"), s.objects.c.version.label("cur_version"),
                    s.objects.c.deleted.label("gone")).join(s.checklist, s.checklist.c.id == ev.c.item_id).outerjoin(
@@ -440,7 +440,7 @@ async def revalidate(db: Any, root: Path, task_id: str) -> list[dict[str, Any]]:
     out = []
     async with db.write() as conn:
         for item_id, (why, rows) in (await stale(conn, task_id)).items():  # again, inside the write
-            t = time.time()
+            t = clock.now()
             for row in rows:
                 await conn.execute(update(s.step_evidence).where(s.step_evidence.c.id == row.id).values(
                     status="stale", reason=why))

@@ -1,0 +1,135 @@
+"""Memory's model calls, for one runtime (F2, recall): extraction by the runtime's remote model
+(`memory.extraction = "model"`) and embeddings for recall by meaning (`memory.embedding_model`).
+
+With neither set nothing here runs and litellm is never imported: `lomo/local` extracts deterministically.
+With a remote extractor a creator's message is kept as evidence at once and read in the background (the
+message never waits on a model); the model's answer is a recorded model call (`model_calls`, purpose
+"memory") whose candidates are validated one by one (F5: a malformed one is dropped alone); a failed call
+leaves the evidence `failed`, retried by the next pass; a guess of the model's is kept as inferred.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .extract import EXTRACTION_PROMPT
+from .vectors import MemoryVectors
+
+log = logging.getLogger("lomo.memory")
+
+OFFLINE_MODELS = ("lomo/local", "lomo/replay")
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+@dataclass
+class Extraction:
+    """A remote extractor's answer and the model call that produced it (recorded with the candidates)."""
+
+    answer: Any
+    call: dict[str, Any] = field(default_factory=dict)
+
+
+class ModelExtractor:
+    """Asks MODEL (a ModelClient) for the candidates in some evidence."""
+
+    def __init__(self, model: Any, timeout: float = 60.0) -> None:
+        self.model = model
+        self.timeout = timeout
+
+    async def __call__(self, evidence: list[dict[str, str]]) -> Extraction:
+        from ..models.base import ModelRequest
+
+        request = ModelRequest(messages=[
+            {"role": "system", "content": EXTRACTION_PROMPT},
+            {"role": "user", "content": json.dumps({"messages": evidence}, ensure_ascii=False)}],
+            purpose="memory", timeout=self.timeout)
+        reply = await self.model.complete(request)
+        usage = reply.usage
+        call = dict(model=reply.model or self.model.name, prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens, cached_tokens=usage.cached_tokens,
+                    cache_write_tokens=usage.cache_write_tokens, cost=usage.cost, latency_ms=reply.latency_ms)
+        return Extraction(parse_answer(reply.content or ""), call)
+
+
+def parse_answer(content: str) -> Any:
+    """The model's JSON answer (a fenced block is unwrapped). ValueError when there is none: the extraction
+    failed and is retried later."""
+    text = _FENCE.sub("", content.strip())
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        if 0 <= start < end:
+            return json.loads(text[start:end + 1])
+        raise ValueError("the model's extraction answer holds no JSON") from None
+
+
+class MemoryModels:
+    """The runtime's memory service (start/stop): the background pass that extracts with the model and keeps
+    the memory vectors current. `poke()` asks for a pass soon (a creator message arrived)."""
+
+    def __init__(self, db: Any, settings: Any, model: Any) -> None:
+        self.db = db
+        section = settings.section("memory")
+        wanted = section.get("extraction", "local") == "model"
+        self.extractor: ModelExtractor | None = ModelExtractor(model) if wanted and getattr(
+            model, "name", "lomo/local") not in OFFLINE_MODELS else None
+        embedding = section.get("embedding_model") or None
+        self.vectors: MemoryVectors | None = None
+        if embedding:
+            provider = settings.section("providers").get(embedding.split("/", 1)[0], {})
+            self.vectors = MemoryVectors(db, embedding, api_base=section.get("embedding_api_base") or provider.get(
+                "api_base"), api_key=provider.get("api_key"), timeout=float(section.get("embedding_timeout", 2.0)))
+        self.interval = float(getattr(settings, "watchdog_seconds", 10.0))
+        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.extractor is not None or self.vectors is not None
+
+    async def start(self) -> None:
+        if self.enabled and self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="lomo-memory-models")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    def poke(self) -> None:
+        self._wake.set()
+
+    async def upkeep(self) -> dict[str, int]:
+        """One pass: read pending (or failed) evidence with the model, embed versions without a vector.
+        Each part on its own: one failing leaves the other to run."""
+        from .service import retry_extraction
+
+        out = {"extracted": 0, "embedded": 0}
+        if self.extractor is not None:
+            try:
+                out["extracted"] = await retry_extraction(self.db, extractor=self.extractor, min_age=0.0)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("memory extraction pass failed (%s)", type(exc).__name__)
+        if self.vectors is not None:
+            try:
+                out["embedded"] = await self.vectors.refresh()
+            except Exception as exc:  # noqa: BLE001 — recall by meaning is a bonus, never a failure
+                log.warning("memory vectors not refreshed (%s)", type(exc).__name__)
+        return out
+
+    async def _loop(self) -> None:
+        while not self._stop.is_set():
+            await self.upkeep()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=self.interval)
+            except asyncio.TimeoutError:
+                pass
+            self._wake.clear()
