@@ -68,7 +68,7 @@ def test_rows_say_what_each_figure_is_made_of_and_a_dash_where_nothing_was_measu
            "recovery_success_rate": None, "model_calls_per_finished_task": None, "counts": counts,
            "scope": {"task_id": None, "since": None}}
     rows = dict(metrics.rows(doc))
-    assert rows["Verified transitions"] == "75% (3 of 4 completed steps)"
+    assert rows["Verified transitions"] == "75% (3 of 4 claimed steps)"
     assert rows["Tokens per verified"] == "411 (1,234 tokens, 1 model call)"
     assert rows["Duplicate work"].startswith("—") and rows["Unsafe actions stopped"] == "2"
     assert metrics.render(doc).splitlines()[0] == "Stats · all tasks"

@@ -171,7 +171,7 @@ async def test_the_stats_view_shows_the_figures_and_charts_and_p_changes_the_per
         screen = await wait_until(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.loaded
                                   and app.screen, what="the stats view")
         numbers = shown(screen, "#stats-numbers")
-        assert "Verified transitions     71% (5 of 7 completed steps)" in numbers
+        assert "Verified transitions     71% (5 of 7 claimed steps)" in numbers
         assert "Unsafe actions stopped   1" in numbers
         assert "36,000 prompt tokens · 17,480 read from the cache (49%) · 12,160 written" in numbers
         chart = shown(screen, "#stats-chart")
@@ -183,7 +183,7 @@ async def test_the_stats_view_shows_the_figures_and_charts_and_p_changes_the_per
         assert screen.doc["counts"]["verified_transitions"] == 5 and screen.activity["days"][-1]["verified"] == 1
         await pilot.press("p")
         await wait_until(pilot, lambda: "last 24 hours" in shown(screen, "#stats-title"), what="the next period")
-        assert "(1 of 1 completed steps)" in shown(screen, "#stats-numbers")
+        assert "(1 of 1 claimed steps)" in shown(screen, "#stats-numbers")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, StatsScreen), what="back")
 

@@ -245,7 +245,7 @@ async def seed_memory(rt: Any) -> None:
 async def seed_stats(rt: Any) -> None:
     """Two weeks of work: model calls per day on three tasks (most read from the prompt cache), completed shots
     of which the creator approved some (verified), a spend gate the creator rejected (an unsafe action stopped)."""
-    from sqlalchemy import insert, update
+    from sqlalchemy import insert, select, update
 
     from lomo_tui.governance.gates import open_gate, resolve_gate
     from lomo_tui.store import schema as s
@@ -283,10 +283,16 @@ async def seed_stats(rt: Any) -> None:
         approvals.append((gate.id, False))
     for gate_id, approve in approvals:
         await resolve_gate(rt.db, gate_id, approve=approve, by="creator:seed")
-    async with rt.db.write() as conn:  # when each shot was done
+    async with rt.db.write() as conn:  # when each shot was done (its checklist row and its transition's events)
+        events = (await conn.execute(select(s.events.c.id, s.events.c.data).where(
+            s.events.c.task_id == "task-trailer", s.events.c.type.like("transition_%")))).all()
         for step, (days_ago, *_) in zip(steps, shots):
             await conn.execute(update(s.checklist).where(s.checklist.c.id == step.id).values(
                 done_at=now - days_ago * 86400))
+            for event in events:
+                if (event.data or {}).get("item") == step.id:
+                    await conn.execute(update(s.events).where(s.events.c.id == event.id).values(
+                        at=now - days_ago * 86400))
 
 
 STATES: dict[str, Callable[[Any], Awaitable[None]]] = {"empty": seed_empty, "busy": seed_busy,
