@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from sqlalchemy import insert, or_, select, text
 
-from ..models.nlu import keywords
+from ..language import keywords
 from ..router.index import dialect_name
 from ..store import schema as s
 from ..store.engine import fetch

@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from .base import ModelReply, ModelRequest, ToolCall
-from .nlu import (
+from ..language import (
     answer_simple,
     classify,
     detect_language,

@@ -14,7 +14,7 @@ import time
 
 from sqlalchemy import insert, select
 
-from ..models.nlu import keywords
+from ..language import keywords
 from ..store import schema as s
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """What the router says on its choice cards (clarify gates), in the creator's language (en/zh/ja/ru).
 
-Kept here rather than in `models.nlu.phrases` because these texts belong to the product's routing (any
+Kept here rather than in `lomo_tui.language` because these texts belong to the product's routing (any
 model triggers them), not to the offline model's replies.
 """
 from __future__ import annotations

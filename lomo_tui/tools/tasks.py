@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..governance.gates import open_gate
-from ..models.nlu import detect_language
+from ..language import detect_language
 from ..router import dedupe, deterministic, index
 from ..router.phrases import say
 from ..store import schema as s

@@ -1,7 +1,8 @@
-"""The offline language layer of `lomo/local`: language, intent, briefs, checklists, replies.
+"""The language layer (ground floor): language, intent, briefs, checklists, keyword tables, and the one
+message catalogue of creator-facing text (en/zh/ja/ru, data files under `messages/`).
 
-Pure Python, no imports from the rest of lomo_tui; see `lomo_tui.models.local_nlu` for the API.
-Other packages (the router) use only the names exported here, never the modules' internals.
+Pure Python, no imports from the rest of lomo_tui; see `lomo_tui.models.local_nlu` for the planner's API.
+Other packages (router, tools, studio, memory) use only the names exported here, never the modules' internals.
 """
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from .matching import (
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, make_brief, make_checklist
 from .reference import Reference, find_reference
+from .tables import KeywordTable, mentions, most_mentioned
 from .text import detect_language, file_name_variants, find_files, normalise
 
-__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "Reference", "answer_simple",
+__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "KeywordTable", "Reference", "answer_simple",
            "classify", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
-           "keywords", "make_brief", "make_checklist", "media_kinds", "normalise", "phrase", "safe_eval",
+           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "most_mentioned", "normalise", "phrase", "safe_eval",
            "similarity", "subject_keywords", "subject_patterns", "subjects"]
