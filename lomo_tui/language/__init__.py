@@ -18,13 +18,14 @@ from .matching import (
     subject_patterns,
     subjects,
 )
+from .messages import LANGUAGES, message
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, make_brief, make_checklist
 from .reference import Reference, find_reference
 from .tables import KeywordTable, mentions, most_mentioned
 from .text import detect_language, file_name_variants, find_files, normalise
 
-__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "KeywordTable", "Reference", "answer_simple",
+__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
            "classify", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
-           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "most_mentioned", "normalise", "phrase", "safe_eval",
+           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "phrase", "safe_eval",
            "similarity", "subject_keywords", "subject_patterns", "subjects"]

@@ -46,6 +46,7 @@ class Intent:
     count: int | None = None
     seconds: float | None = None
     subject: str = ""
+    title: str = ""  # the thing being made in the creator's words ("short clip about coffee"), for a task title
     style: list[str] = field(default_factory=list)
     refers_back: bool = False
     files: list[str] = field(default_factory=list)
@@ -110,10 +111,13 @@ _CONTROL_OBJECT = LazyRe(r"\b(?:tasks?|jobs?)\b|任务|タスク|(?<![а-я])з�
 @cache
 def _subject_cuts(lang: str, mode: str) -> re.Pattern[str]:
     """Cuts around a subject. mode "request" cuts counts, verbs and media words too; "revise" also
-    the revision markers ("make it bluer" -> ""); "plain" only fillers and pronouns."""
+    the revision markers ("make it bluer" -> ""); "title" counts and verbs but not the media words (the thing
+    being made stays in a title: "short clip about coffee"); "plain" only fillers and pronouns."""
     cuts = list(L.SUBJECT_FILLERS[lang])
     if mode != "plain":
         cuts += [c.replace("{NUM}", NUM[lang]) for c in L.SUBJECT_CUTS[lang]]
+    if mode in ("request", "revise"):
+        cuts += list(L.MEDIA_CUTS[lang])
     concepts = ("deictic", "revise_strong", "edit_verb", "revise", "degree") if mode == "revise" else ("deictic",)
     cuts += [rx.pattern for c in concepts if (rx := compile_entries(entries_for(L.GEN, c, lang)))]
     if is_cjk(lang):
@@ -477,6 +481,8 @@ def classify(text: str) -> Intent:
         it.refers_back = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
     if it.subject:
         it.subject = _original_case(normalise(masked), masked, it.subject)
+    if it.title:
+        it.title = _original_case(normalise(masked), masked, it.title)
     return it
 
 
@@ -498,6 +504,13 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     courtesy = _courtesy(norm, lang)  # "looks great, thanks!", "谢谢，辛苦了", "спасибо, супер"
     if courtesy:
         it.act = courtesy
+        return
+    greeting = find(L.ACTS, "greeting", lang, norm)
+    if greeting and not norm[:greeting.start()].strip() and not mentions and not it.files \
+            and re.search(r"[?？]\s*$", norm) and _leftover(norm[greeting.end():], lang) > 1:
+        # "hi, what can you do today?", "你好，今天可以做什麼？": a greeting that asks something is answered
+        it.act = "help" if _has(L.ACTS, "help", lang, norm) else "question"
+        it.interrogative = it.act == "question"
         return
     for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
         m = find(L.ACTS, act, lang, norm)
@@ -581,6 +594,8 @@ def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) ->
     if bundle:
         candidates.insert(0, re.sub(r"[,，、;；:：]", " ", plain))
     it.subject = next((s for s in (extract_subject(c, lang, mode) for c in candidates) if s), "")
+    if it.act != "revise" and not bundle:
+        it.title = extract_subject(candidates[0], lang, "title")
     if it.act == "one_shot":
         it.goal_type = _goal_type(it, norm, lang, primary, storyboard)
         if it.goal_type:

@@ -6,7 +6,7 @@ import unicodedata
 from functools import cache
 from typing import Any
 
-from .lexicon import CJK_COUNTERS, DELIVERABLES, Table
+from .lexicon import CJK_COUNTERS, DELIVERABLES, TRADITIONAL, Table
 
 
 class LazyRe:
@@ -32,9 +32,13 @@ _LATIN_WORD = LazyRe(r"[a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]+")  # not ×
 _CYR_WORD = LazyRe(r"[а-яіїєґў]+")
 
 
+_FOLD = str.maketrans({"ё": "е", "\u2019": "'", **dict(zip(*TRADITIONAL))})
+
+
 def normalise(text: str) -> str:
-    """NFKC (full-width digits and letters become ASCII), case-folded, ё -> е, ’ -> '."""
-    return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е").replace("\u2019", "'")
+    """NFKC (full-width digits and letters become ASCII), case-folded, ё -> е, ’ -> ', traditional Chinese
+    characters -> simplified (lexicon.TRADITIONAL; one for one, so offsets hold)."""
+    return unicodedata.normalize("NFKC", text).casefold().translate(_FOLD)
 
 
 _RU_K_STEM = LazyRe("[бвгджзйклмнпрстфхцчшщ]к$")

@@ -378,7 +378,8 @@ def _call(name: str, **arguments: Any) -> ModelReply:
 
 
 def _title(intent: Any, text: str, lang: str, persistent: bool) -> str:
-    subject = (intent.subject or "").strip()
+    # a one-shot's title keeps the thing being made ("Short clip about coffee"); a goal's head names it
+    subject = ((intent.title if not persistent else "") or intent.subject or "").strip()
     if not subject:
         subject = phrase(f"media_{intent.media}", lang) if intent.media else text.strip().splitlines()[0]
     subject = subject[:60].rstrip()
