@@ -23,6 +23,7 @@ from .text import (
     is_cjk,
     mask_noise,
     normalise,
+    simplified,
 )
 
 ACTS = ("greeting", "thanks", "help", "question", "one_shot", "goal", "revise", "status", "continue",
@@ -460,7 +461,7 @@ def classify(text: str) -> Intent:
     lang = detect_language(raw)
     it = Intent(language=lang, files=find_files(raw), text=raw)
     masked = mask_noise(raw)
-    norm = normalise(masked)
+    norm = normalise(simplified(masked) if lang == "zh" else masked)
     if not norm.strip():
         return it
     it.style = find_styles(norm, lang)
@@ -480,9 +481,9 @@ def classify(text: str) -> Intent:
     if it.act not in _NO_REFERENCE_ACTS:
         it.refers_back = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
     if it.subject:
-        it.subject = _original_case(normalise(masked), masked, it.subject)
+        it.subject = _original_case(norm, masked, it.subject)
     if it.title:
-        it.title = _original_case(normalise(masked), masked, it.title)
+        it.title = _original_case(norm, masked, it.title)
     return it
 
 

@@ -32,13 +32,19 @@ _LATIN_WORD = LazyRe(r"[a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]+")  # not ×
 _CYR_WORD = LazyRe(r"[а-яіїєґў]+")
 
 
-_FOLD = str.maketrans({"ё": "е", "\u2019": "'", **dict(zip(*TRADITIONAL))})
-
-
 def normalise(text: str) -> str:
-    """NFKC (full-width digits and letters become ASCII), case-folded, ё -> е, ’ -> ', traditional Chinese
-    characters -> simplified (lexicon.TRADITIONAL; one for one, so offsets hold)."""
-    return unicodedata.normalize("NFKC", text).casefold().translate(_FOLD)
+    """NFKC (full-width digits and letters become ASCII), case-folded, ё -> е, ’ -> '."""
+    return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е").replace("\u2019", "'")
+
+
+_SIMPLIFIED = str.maketrans(dict(zip(*TRADITIONAL)))
+
+
+def simplified(text: str) -> str:
+    """Chinese text with its traditional characters in simplified form (lexicon.TRADITIONAL; one character
+    for one, so offsets hold): the lexicon is simplified, creators may type either. Only for text already
+    known to be Chinese — Japanese writes many of these characters the traditional way (動画)."""
+    return text.translate(_SIMPLIFIED)
 
 
 _RU_K_STEM = LazyRe("[бвгджзйклмнпрстфхцчшщ]к$")
