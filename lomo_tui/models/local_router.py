@@ -139,6 +139,14 @@ _MORE = {  # continuation of an existing piece of work ("one more", "再来一�
 }
 
 
+_SEQUENCE = {  # a message that opens with "then…" / "next:" brings in the next item, not an edit of the last
+    "en": r"^\W*(?:and\s+)?(?:then|next|after that|afterwards|following that)\b\s*[:,\-—]?",
+    "zh": r"^\W*(?:然后|接下来|接着|下一个|下一步|之后|其次)",
+    "ja": r"^\W*(?:次は|次に|それから|その後|続いて)",
+    "ru": r"^\W*(?:а\s+)?(?:потом|затем|дальше|далее|следующ[а-я]*|после этого)(?![а-я])",
+}
+
+
 # Creative nouns across languages, so "菜单" finds the "Noodle bar menu" task and "clip" the "recipe video".
 CONCEPTS: dict[str, str] = {
     "poster": r"\bposters?\b|海报|ポスター|(?<![а-я])(?:постер|плакат|афиш)[а-я]*",
@@ -414,13 +422,14 @@ def _clarify(cands: list[Candidate], intent: Any, text: str, lang: str, tools: s
 
 # Words that make a file name the message mentions something to create or save, not something that exists.
 _OUTPUT_BEFORE = {
-    "en": r"(?:\b(?:named|called|write|create|generate|render|output|new file)\s+(?:\S+\s+)?$)"
+    "en": r"(?:\b(?:named|called|write|create|generate|render|output|new file|make|draw|paint|design|produce)"
+          r"\s+(?:\S+\s+)?$)"
           r"|\b(?:save[sd]?|saving|export\w*|name it|call it|store it)\b[^.;!?\n]*$"
           r"|\b(?:write|create|generate|render|draw|compose|draft|put together)\b[^.;!?\n]*\b(?:in|into|to|as)\s+$",
     "zh": r"(?:保存为|保存成|保存到|存为|存成|存到|另存为|导出为|导出成|导出到|输出为|输出到|命名为|叫做|名为|写成|写入|"
-          r"写一个|写一份|写个|写|生成|新建|创建|建一个)\s*[「“\"]?$",
+          r"写一个|写一份|写个|写|生成|新建|创建|建一个|做一张|画一张|做一个|做个|画个|做|画)\s*[「“\"]?$",
     "ja": r"(?:新しい|新規の?)\s*$",
-    "ru": r"(?<![а-я])(?:как|в файл|назови\w*|сохрани\w*|экспортируй\w*|создай\w*|напиши|сгенерируй)"
+    "ru": r"(?<![а-я])(?:как|в файл|назови\w*|сохрани\w*|экспортируй\w*|создай\w*|напиши|сгенерируй|сделай|нарисуй)"
           r"(?:\s+[а-я]+)?\s*[«\"]?$",
 }
 _OUTPUT_AFTER = {
@@ -493,6 +502,7 @@ def route(request: ModelRequest) -> ModelReply:
     # A8: a workspace file the message works on that does not exist — ask, rather than guess a task or
     # start one ("make jazz_5.png warmer" when there are two jazz posters). Files it asks to create are fine.
     absent = [name for name in mentions.get("missing_files") or [] if not _names_output(text, name, lang)]
+    absent = _claim_requested(cands, absent)
     if absent and "clarify" in tools:
         return _clarify_missing(cands, absent, intent, text, lang)
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
@@ -521,7 +531,8 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(target)
 
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
-    fresh_cue = _cue(_FRESH, lang, text) and not _cue(_REDO, lang, text)
+    sequence = intent.act in ("one_shot", "goal") and _cue(_SEQUENCE, lang, text)
+    fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
     more = _cue(_MORE, lang, text)
     best = _clear_best(cands)
@@ -584,6 +595,20 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.subject and intent.media:
         return _create(intent, text, lang, "lightweight")
     return _recent_target(cands, media, hints, intent, text, lang, tools)
+
+
+def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
+    """Files not in the workspace yet that one task was asked to make ("make perfume.png"): that task's file
+    (the name the creator gave is kept), so a follow-up naming it goes there. The names still absent."""
+    out = []
+    for name in absent:
+        key = normalise(name).strip("./")
+        owners = [c for c in cands if c.usable and key and key in normalise(f"{c.title}\n{c.goal}")]
+        if len(owners) == 1:
+            owners[0].file_match = True
+        else:
+            out.append(name)
+    return out
 
 
 _PURPOSE = {"en": re.compile(r"\b(?:for|about)\s+(.+)$"), "ru": re.compile(r"(?<![а-я])(?:для|про)\s+(.+)$")}
@@ -694,15 +719,24 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
     nothing stands out, ask. A message REFERRING to a piece by a generic word ("the poster", "那套海报")
     goes to the one task that shares it, or chooses among the tasks that do."""
     recent = sorted((c for c in cands if c.recency is not None), key=lambda c: c.recency)
+    overlap: list[Candidate] = []
+    pronoun = _cue(_PRONOUN, lang, text)
     if referring:
         # what the message is about ("茶叶", "wedding") rules out tasks about something else
         about = {w for w in _content(text)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
         if len(overlap) == 1:
             return _send(overlap[0])
+        ranked = _by_evidence(overlap)
+        if len(ranked) > 1 and not pronoun and ranked[0].evidence - ranked[1].evidence < CLEAR_MARGIN \
+                and "clarify" in tools:
+            # two close candidates ("change the posters" with two poster sets): ask, not the newest
+            return _clarify(ranked, intent, text, lang, tools)
         recent = [c for c in recent if c in overlap] or recent
     if media:
         matching = [c for c in recent if c.media & media]
+        if not matching and referring and not overlap and not pronoun:
+            return _no_candidate(recent, intent, text, lang, tools)  # nothing in view makes what it names
         recent = matching or recent
     if not recent:
         return ModelReply(content=phrase("ask_which_task", lang))
@@ -711,6 +745,14 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         return _send(recent[0])
     if len(recent) == 1:
         return _send(recent[0])
+    return _clarify(recent, intent, text, lang, tools)
+
+
+def _no_candidate(recent: list[Candidate], intent: Any, text: str, lang: str, tools: set[str]) -> ModelReply:
+    """No task in view fits: a request with a subject of its own starts one; anything else asks (the card
+    offers the most recent tasks, a new task, or cancel) instead of handing the newest task the message."""
+    if intent.act in ("one_shot", "goal") and intent.subject:
+        return _create(intent, text, lang, "persistent" if intent.act == "goal" else "lightweight")
     return _clarify(recent, intent, text, lang, tools)
 
 
