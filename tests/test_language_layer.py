@@ -170,3 +170,13 @@ async def test_the_gate_card_labels_speak_the_task_language(lomo: LomoEnv, lang:
     assert [o.label for o in gate.options] == [message("card.yes", lang), message("card.no", lang)]
     if lang != "en":
         assert "waits:" not in shown and "goes on:" not in shown and "Yes" not in shown
+
+
+# ---- the file name a creator asks for ---------------------------------------------------------------------
+def test_a_requested_file_name_is_kept_and_a_follow_up_naming_it_finds_its_task(lomo: LomoEnv) -> None:
+    assert lomo.run("--run-once", "make perfume.png", model="lomo/local").returncode == 0
+    assert (lomo.workspace / "perfume.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # saved as the creator said
+    assert lomo.run("--run-once", "make perfume.png warmer", model="lomo/local").returncode == 0
+    tasks = [t for t in lomo.inspect()["tasks"] if t["kind"] != "main"]
+    assert len(tasks) == 1 and tasks[0]["title"] == "Perfume"  # the follow-up went to it, no new task, no card
+    assert lomo.inspect()["gates"] == []

@@ -47,6 +47,7 @@ class Intent:
     count: int | None = None
     seconds: float | None = None
     subject: str = ""
+    output: str = ""  # the file the creator asked for by name ("make perfume.png"), to save the piece as
     title: str = ""  # the thing being made in the creator's words ("short clip about coffee"), for a task title
     style: list[str] = field(default_factory=list)
     refers_back: bool = False
@@ -476,8 +477,13 @@ def classify(text: str) -> Intent:
         it.subject = extract_subject(_CONTROL_OBJECT.sub(" ", rest), lang, "plain")
     else:
         _classify_act(it, norm, lang, mentions, create, making)
+        made = _file_deliverable(it, create)
         if it.act in ("one_shot", "goal", "revise"):
             _fill_request(it, norm, lang, mentions)
+        if made:  # "make perfume.png": the file is the piece (not an input), its name what it is of
+            it.output, it.needs_source = it.files[0], False
+            it.subject = it.subject or made
+            it.title = it.title or made
     if it.act not in _NO_REFERENCE_ACTS:
         it.refers_back = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
     if it.subject:
@@ -485,6 +491,24 @@ def classify(text: str) -> Intent:
     if it.title:
         it.title = _original_case(norm, masked, it.title)
     return it
+
+
+_EXT_MEDIA = {**{e: "image" for e in IMAGE_EXT}, **{e: "video" for e in ("mp4", "webm", "mov", "mkv", "avi")},
+              **{e: "audio" for e in ("wav", "mp3", "ogg", "flac", "m4a", "aac")},
+              **{e: "3d" for e in ("glb", "gltf", "obj", "stl", "fbx", "usdz")}}
+
+
+def _file_deliverable(it: Intent, create: bool) -> str:
+    """A request to make a file by its name ("make perfume.png", "生成 海报.png") is a one-shot of the kind
+    its extension says; returns the name's stem ("perfume"), or "" when the message is something else."""
+    if it.act != "other" or not create or len(it.files) != 1:
+        return ""
+    stem, _, ext = it.files[0].rpartition("/")[2].rpartition(".")
+    media = _EXT_MEDIA.get(ext.lower())
+    if media is None or not stem:
+        return ""
+    it.act, it.media = "one_shot", media
+    return stem.replace("_", " ").replace("-", " ")
 
 
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,

@@ -19,6 +19,7 @@ from typing import Any
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
 from .local_nlu import classify, detect_language, find_reference, make_brief, make_checklist, phrase
 
+OUTPUT_EXT = {"image": (".png",), "video": (".gif", ".webp")}  # what generate_image / generate_video may save as
 GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
 PARALLEL = frozenset(GENERATE.values())
 MEDIA_EXT = {"png": "image", "jpg": "image", "jpeg": "image", "webp": "image", "gif": "video", "mp4": "video",
@@ -289,6 +290,8 @@ class Planner:
             args["seconds"] = intent.seconds
         if intent.needs_source and media in ("image", "video") and self.source([]):
             args["inputs"] = [self.source([])]
+        if intent.output and intent.output.lower().endswith(OUTPUT_EXT.get(media, ())):
+            args["output"] = intent.output  # the name the creator asked for ("make perfume.png")
         return ModelReply(content=phrase("generating", self.lang, what=intent.subject or text),
                           tool_calls=[ToolCall(GENERATE[media], args)])
 

@@ -483,7 +483,7 @@ def route(request: ModelRequest) -> ModelReply:
     lang = detect_language(text) if text.strip() else (hints.get("language") or "en")
     if results or not text.strip():
         return _summarise(results, lang)
-    intent = classify(text)
+    intent = _next_item(classify(text), text)
     lang = intent.language
     cands = _candidates(hints)
     words, media = _content(text)
@@ -501,8 +501,9 @@ def route(request: ModelRequest) -> ModelReply:
 
     # A8: a workspace file the message works on that does not exist — ask, rather than guess a task or
     # start one ("make jazz_5.png warmer" when there are two jazz posters). Files it asks to create are fine.
-    absent = [name for name in mentions.get("missing_files") or [] if not _names_output(text, name, lang)]
-    absent = _claim_requested(cands, absent)
+    unclaimed = _claim_requested(cands, list(mentions.get("missing_files") or []))
+    outputs = [name for name in unclaimed if _names_output(text, name, lang)]
+    absent = [name for name in unclaimed if name not in outputs]
     if absent and "clarify" in tools:
         return _clarify_missing(cands, absent, intent, text, lang)
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
@@ -531,7 +532,8 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(target)
 
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
-    sequence = intent.act in ("one_shot", "goal") and _cue(_SEQUENCE, lang, text)
+    # "then…"/"next:" brings in the next item; a file to make that no task was asked for is a new piece
+    sequence = intent.act in ("one_shot", "goal") and (_cue(_SEQUENCE, lang, text) or bool(outputs))
     fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
     more = _cue(_MORE, lang, text)
@@ -595,6 +597,18 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.subject and intent.media:
         return _create(intent, text, lang, "lightweight")
     return _recent_target(cands, media, hints, intent, text, lang, tools)
+
+
+def _next_item(intent: Any, text: str) -> Any:
+    """"next: a poster series for …" is not the control verb "next": after a sequence marker the message is
+    read as what follows it, when that asks for something to be made."""
+    if intent.act in ("one_shot", "goal", "revise"):
+        return intent
+    lead = re.match(_SEQUENCE.get(intent.language, _SEQUENCE["en"]), normalise(text))
+    if lead is None or not text[lead.end():].strip() or len(normalise(text)) != len(text):
+        return intent
+    rest = classify(text[lead.end():])
+    return rest if rest.act in ("one_shot", "goal") else intent
 
 
 def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
