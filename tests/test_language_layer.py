@@ -180,3 +180,18 @@ def test_a_requested_file_name_is_kept_and_a_follow_up_naming_it_finds_its_task(
     tasks = [t for t in lomo.inspect()["tasks"] if t["kind"] != "main"]
     assert len(tasks) == 1 and tasks[0]["title"] == "Perfume"  # the follow-up went to it, no new task, no card
     assert lomo.inspect()["gates"] == []
+
+
+def test_a_message_is_parsed_once_and_each_reader_gets_its_own_copy() -> None:
+    from lomo_tui.language import intent as reading
+    from lomo_tui.models.local_router import route
+
+    text = "make a short clip about a lighthouse at dawn"
+    before = reading._read.cache_info().misses
+    first = classify(text)
+    first.act, first.files = "changed by a reader", ["x.png"]
+    route(ModelRequest(messages=[{"role": "user", "content": text}], tools=[_tool("create_task")],
+                       hints={"tasks": []}))
+    again = classify(text)
+    assert reading._read.cache_info().misses == before + 1  # the router read the same parse
+    assert again.act == "one_shot" and again.files == []

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
 
 from . import lexicon as L
 from .arith import extract_expression
@@ -457,7 +457,17 @@ def _open_question(norm: str, lang: str) -> bool:
 
 # --- classify -------------------------------------------------------------------------------
 def classify(text: str) -> Intent:
-    """Read one message: its act, and for requests what to make, how many, how long, in what style."""
+    """Read one message: its act, and for requests what to make, how many, how long, in what style.
+
+    A message is parsed once per process: the router, the planner and the cards that follow get copies of
+    the same reading (callers may adjust their copy)."""
+    it = _read(text)
+    return replace(it, style=list(it.style), files=list(it.files), extra_media=list(it.extra_media),
+                   nodes=list(it.nodes), constraints=list(it.constraints))
+
+
+@lru_cache(maxsize=256)
+def _read(text: str) -> Intent:
     raw = text.strip()
     lang = detect_language(raw)
     it = Intent(language=lang, files=find_files(raw), text=raw)
