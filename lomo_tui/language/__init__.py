@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .answer import answer_simple
 from .arith import safe_eval
+from .cues import cue, cue_table
 from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify, media_kinds
 from .matching import (
     fts_query,
@@ -26,6 +27,6 @@ from .tables import KeywordTable, mentions, most_mentioned
 from .text import detect_language, file_name_variants, find_files, normalise
 
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
-           "classify", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
+           "classify", "cue", "cue_table", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "phrase", "safe_eval",
            "similarity", "subject_keywords", "subject_patterns", "subjects"]
