@@ -542,8 +542,10 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         return
     greeting = find(L.ACTS, "greeting", lang, norm)
     if greeting and not norm[:greeting.start()].strip() and not mentions and not it.files \
-            and re.search(r"[?？]\s*$", norm) and _leftover(norm[greeting.end():], lang) > 1:
+            and re.search(r"[?？]\s*$", norm) and _leftover(norm[greeting.end():], lang) > 1 \
+            and (_has(L.ACTS, "help", lang, norm) or _open_question(norm, lang)):
         # "hi, what can you do today?", "你好，今天可以做什麼？": a greeting that asks something is answered
+        # (not one that asks for a change: "morning! can we push the colours warmer?")
         it.act = "help" if _has(L.ACTS, "help", lang, norm) else "question"
         it.interrogative = it.act == "question"
         return
