@@ -649,7 +649,7 @@ def test_a_list_is_a_bundle_only_when_it_lists_pieces() -> None:
 
 # ---- mechanisms, not phrasings (issue #12 §5) --------------------------------------------------------------
 POSTERS_A = {"title": "Jazz night poster series", "goal": "Four retro posters for the jazz night",
-             "files": ["posters/jazz_1.png"], "age_h": 0.1}
+             "files": ["posters/jazz_1.png"], "age_h": 0.1}  # both worked on a moment ago
 POSTERS_B = {"title": "Summer sale posters", "goal": "Three posters for the summer sale",
              "files": ["posters/sale_1.png"], "age_h": 0.05}
 

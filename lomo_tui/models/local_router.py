@@ -630,10 +630,13 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         if len(overlap) == 1:
             return _send(overlap[0])
         ranked = _by_evidence(overlap)
-        if len(ranked) > 1 and not pronoun and ranked[0].evidence - ranked[1].evidence < CLEAR_MARGIN \
-                and "clarify" in tools:
-            # two close candidates ("change the posters" with two poster sets): ask, not the newest
-            return _clarify(ranked, intent, text, lang, tools)
+        close = [c for c in ranked if ranked[0].evidence - c.evidence < CLEAR_MARGIN]
+        now = _now(hints)
+        current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
+        if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
+            # two close candidates ("change the posters" with two poster sets), neither the one being worked
+            # on: ask, rather than hand the message to the newest
+            return _clarify(close, intent, text, lang, tools)
         recent = [c for c in recent if c in overlap] or recent
     if media:
         matching = [c for c in recent if c.media & media]
