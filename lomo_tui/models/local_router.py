@@ -630,7 +630,8 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         if len(overlap) == 1:
             return _send(overlap[0])
         ranked = _by_evidence(overlap)
-        close = [c for c in ranked if ranked[0].evidence - c.evidence < CLEAR_MARGIN]
+        close = [c for c in ranked if ranked[0].evidence - c.evidence < CLEAR_MARGIN
+                 and (c.distinct > 0 or ranked[0].distinct <= 0)]  # a distinctive word outranks generic ones
         now = _now(hints)
         current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
         if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
