@@ -51,6 +51,7 @@ REFERENCE_ACTS = ("revise",) + CONTROL_ACTS
 JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
+TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
 DUPLICATE = 0.45  # keep in step with router.dedupe.THRESHOLD
 DUPLICATE_ONE_SHOT = 0.6  # a one-shot this close to a persistent task's goal is that task
 MAX_CHOICES = 3
@@ -630,7 +631,7 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         if len(overlap) == 1:
             return _send(overlap[0])
         ranked = _by_evidence(overlap)
-        close = [c for c in ranked if ranked[0].evidence - c.evidence < CLEAR_MARGIN
+        close = [c for c in ranked if ranked[0].evidence - c.evidence < TIE
                  and (c.distinct > 0 or ranked[0].distinct <= 0)]  # a distinctive word outranks generic ones
         now = _now(hints)
         current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
