@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
 from .errors import LomoError, UnknownId
 from . import clock
+from .language import message
 
 if TYPE_CHECKING:
     from sqlalchemy import Table, func, or_, select
@@ -154,6 +155,7 @@ class GateView:
     blocks: str
     continues: str
     created_at: float
+    language: str = "en"  # the task's (or the routed message's) language: the card's labels speak it
 
 
 @dataclass(frozen=True)
@@ -689,7 +691,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
 
 
 # ---- gates ----------------------------------------------------------------------------------------
-def _scope_text(scope: Any) -> str:
+def _scope_text(scope: Any, lang: str = "en") -> str:
     if not scope:
         return ""
     if isinstance(scope, str):
@@ -700,17 +702,24 @@ def _scope_text(scope: Any) -> str:
                 value = scope[key]
                 return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         if "turn" in scope:
-            return "this task's next step"
+            return message("gate.next_step", lang)
         return ", ".join(f"{k}: {v}" for k, v in scope.items())
     if isinstance(scope, list):
         return ", ".join(map(str, scope))
     return str(scope)
 
 
+def _gate_language(g: Any) -> str:
+    """A routing card speaks the routed message's language; any other card its task's."""
+    scoped = g.scope.get("language") if isinstance(g.scope, dict) else None
+    return scoped or g.task_language or "en"
+
+
 @query
 async def load_gates(db: Any) -> tuple[GateView, ...]:
     async with db.read() as conn:
-        rows = (await conn.execute(select(s.gates, s.tasks.c.title.label("task_title")).outerjoin(
+        rows = (await conn.execute(select(s.gates, s.tasks.c.title.label("task_title"),
+                                          s.tasks.c.language.label("task_language")).outerjoin(
             s.tasks, s.tasks.c.id == s.gates.c.task_id).where(s.gates.c.status == "pending").order_by(
             s.gates.c.created_at))).all()
     out = []
@@ -718,8 +727,8 @@ async def load_gates(db: Any) -> tuple[GateView, ...]:
         options = tuple(GateOption(str(o.get("label", "")), str(o.get("consequence", "")))
                         if isinstance(o, dict) else GateOption(str(o), "") for o in (g.options or []))
         out.append(GateView(id=g.id, kind=g.kind, question=g.question, options=options, task_id=g.task_id,
-                            task_title=g.task_title or "Main", blocks=_scope_text(g.scope),
-                            continues=g.continues or "", created_at=g.created_at))
+                            task_title=g.task_title or "Main", blocks=_scope_text(g.scope, _gate_language(g)),
+                            continues=g.continues or "", created_at=g.created_at, language=_gate_language(g)))
     return tuple(out)
 
 

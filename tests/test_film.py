@@ -166,7 +166,7 @@ def test_the_offline_storyboard_has_a_frame_an_action_and_a_sound_for_every_shot
         request_text: str, words: tuple[str, str], fields: tuple[str, str, str], subject: str) -> None:
     import re
 
-    from lomo_tui.models.nlu import classify, make_checklist
+    from lomo_tui.language import classify, make_checklist
 
     content = make_checklist(classify(request_text))[0].args["content"]
     shots = re.split(rf"^## {words[0]} \d+$", content, flags=re.MULTILINE)[1:]

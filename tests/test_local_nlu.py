@@ -519,8 +519,8 @@ def test_keywords() -> None:
 
 # --- purity ---------------------------------------------------------------------------------
 def test_language_layer_imports_nothing_else_from_lomo_tui() -> None:
-    root = Path(nlu.__file__).parent
-    for path in [root / "local_nlu.py", *sorted((root / "nlu").glob("*.py"))]:
+    root = Path(nlu.__file__).parent.parent / "language"
+    for path in sorted(root.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 assert node.level <= 1, f"{path.name} reaches outside its package"
@@ -652,13 +652,13 @@ def test_stems_keep_short_words_whole_and_forms_together(words: tuple, stem: str
     ("e.g. v1.2 is 3.5s long", []),
 ])
 def test_file_names_may_be_any_script(text: str, files: list) -> None:
-    from lomo_tui.models import nlu as package
+    import lomo_tui.language as package
 
     assert package.find_files(text) == files
 
 
 def test_file_name_readings_split_off_the_sentence_before_a_cjk_name() -> None:
-    from lomo_tui.models import nlu as package
+    import lomo_tui.language as package
 
     assert package.file_name_variants("把海报_1.png")[:2] == ["把海报_1.png", "海报_1.png"]
     assert "ポスター_2.jpg" in package.file_name_variants("このポスター_2.jpg")
@@ -669,7 +669,7 @@ def test_file_name_readings_split_off_the_sentence_before_a_cjk_name() -> None:
 
 # --- generic words --------------------------------------------------------------------------
 def test_generic_words_are_weak_in_every_language() -> None:
-    from lomo_tui.models import nlu as package
+    import lomo_tui.language as package
 
     for text in ("series poster video clip logo add change", "серия постер ролик логотип добавь",
                  "系列 海报 视频 改", "シリーズ ポスター 動画"):
@@ -693,19 +693,19 @@ def test_goals_sharing_only_generic_words_are_not_duplicates(a: str, b: str) -> 
 
 # --- the package's public surface -----------------------------------------------------------
 def test_code_outside_the_language_layer_uses_only_its_public_names() -> None:
-    from lomo_tui.models import nlu as package
+    import lomo_tui.language as package
 
     root = Path(nlu.__file__).parent.parent  # lomo_tui/
-    inner = root / "models" / "nlu"
+    inner = root / "language"
     for path in sorted(root.rglob("*.py")):
         if inner in path.parents:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and "nlu" in node.module.split("."):
-                assert node.module.split(".")[-1] == "nlu", f"{path}: imports {node.module}"
+            if isinstance(node, ast.ImportFrom) and node.module and "language" in node.module.split("."):
+                assert node.module.split(".")[-1] == "language", f"{path}: imports {node.module}"
                 assert {a.name for a in node.names} <= set(package.__all__), f"{path}: {node.module}"
             elif isinstance(node, ast.Import):
-                assert not any(".nlu." in a.name for a in node.names), f"{path}: imports an nlu module"
+                assert not any(".language." in a.name for a in node.names), f"{path}: imports a language module"
 
 
 # --- courtesy, information questions, questions that ask for an edit ------------------------------
@@ -766,7 +766,7 @@ def test_russian_status_questions(text: str) -> None:
 
 
 def test_subjects_meet_across_languages() -> None:
-    from lomo_tui.models.nlu import subject_keywords, subjects
+    from lomo_tui.language import subject_keywords, subjects
 
     assert subjects("灯台のカレンダーの表紙") == ["lighthouse", "calendar"] == subjects("lighthouse calendar")
     assert subjects("в календаре с маяками") == ["calendar", "lighthouse"]
@@ -835,8 +835,8 @@ def test_percent_of_is_arithmetic(text: str, value: str) -> None:
     ("gnight", "farewell"), ("ttyl", "farewell"), ("お疲れ", "thanks"), ("доброй ночи", "farewell"),
 ])
 def test_short_goodbyes_and_thanks_are_courtesy(text: str, kind: str) -> None:
-    from lomo_tui.models.nlu import normalise
-    from lomo_tui.models.nlu.intent import courtesy_kinds
+    from lomo_tui.language import normalise
+    from lomo_tui.language.intent import courtesy_kinds  # noqa: an internal, for this test
 
     intent = classify(text)
     assert intent.act in ("greeting", "thanks"), text  # the Main thread answers it

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from conftest import LomoEnv
 from sqlalchemy import func, insert, select, update
 
@@ -643,3 +645,38 @@ def test_a_list_is_a_bundle_only_when_it_lists_pieces() -> None:
     }
     for text, kind in cases.items():
         assert local_route(text) == ("create_task", kind), text
+
+
+# ---- mechanisms, not phrasings (issue #12 §5) --------------------------------------------------------------
+POSTERS_A = {"title": "Jazz night poster series", "goal": "Four retro posters for the jazz night",
+             "files": ["posters/jazz_1.png"], "age_h": 0.1}  # both worked on a moment ago
+POSTERS_B = {"title": "Summer sale posters", "goal": "Three posters for the summer sale",
+             "files": ["posters/sale_1.png"], "age_h": 0.05}
+
+
+@pytest.mark.parametrize("text", ["change the posters", "把海报改一下", "ポスターを変えて", "поменяй постеры"])
+def test_two_close_candidates_are_asked_about_not_given_to_the_newest(text: str) -> None:
+    route_, titles = local_route(text, POSTERS_B, POSTERS_A)
+    assert route_ == "clarify" and set(titles) == {POSTERS_A["title"], POSTERS_B["title"]}
+
+
+@pytest.mark.parametrize("text", ["next: poster series for the bakery opening",
+                                  "then poster series for the bakery opening",
+                                  "接下来：面包店开业的海报系列"])
+def test_a_new_goal_introduced_with_then_or_next_is_not_attached(text: str) -> None:
+    assert local_route(text, POSTERS_A) == ("create_task", "persistent")
+
+
+def test_the_file_name_a_creator_asked_for_is_that_task_s() -> None:
+    perfume = {"title": "Perfume", "goal": "make perfume.png", "age_h": 0.02}
+    other = {"title": "Perfume ad clip", "goal": "a clip for the perfume launch", "age_h": 0.01}
+    assert local_route("make perfume.png", other, missing=("perfume.png",)) == ("create_task", "lightweight")
+    assert local_route("make perfume.png warmer", other, perfume, missing=("perfume.png",)) == \
+        ("send_to_task", "Perfume")
+
+
+def test_no_good_candidate_asks_instead_of_handing_the_newest_task_the_message() -> None:
+    cat = {"title": "Cat clip", "goal": "a short clip of a cat", "files": ["clips/cat.gif"], "age_h": 0.05}
+    logo = {"title": "Bakery logo", "goal": "a logo for the bakery", "files": ["logo.png"], "age_h": 30}
+    route_, _ = local_route("make the song louder", cat, logo)
+    assert route_ == "clarify"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from ..errors import LomoError, UnknownId
+from ..language import message
 from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
@@ -96,7 +97,7 @@ async def hold_spending(conn: AsyncConnection) -> None:
 
 
 async def check_spend(conn: AsyncConnection, budget: Budget, *, task_id: str, autonomy: str, key: str,
-                      amount: float) -> Verdict:
+                      amount: float, lang: str = "en") -> Verdict:
     """May this paid call (idempotency KEY, costing AMOUNT) go ahead without asking?
 
     Callers hold `hold_spending` and write the charge in the same transaction (G8: one step)."""
@@ -114,16 +115,19 @@ async def check_spend(conn: AsyncConnection, budget: Budget, *, task_id: str, au
             return Verdict(True, "within the approved plan budget")
     if autonomy == "auto" and today + amount <= budget.auto_daily_cap:
         return Verdict(True, "within the autonomous daily budget")
-    return Verdict(False, _why(budget, autonomy, amount, today))
+    return Verdict(False, _why(budget, autonomy, amount, today, lang))
 
 
-def _why(budget: Budget, autonomy: str, amount: float, today: float) -> str:
+def _why(budget: Budget, autonomy: str, amount: float, today: float, lang: str = "en") -> str:
+    """Why this call needs the creator's approval, in LANG (the task's language)."""
     c = budget.currency
     if autonomy == "ask":
-        return "this task asks before every paid call"
+        return message("budget.ask_always", lang)
     if amount > budget.free_per_call:
-        return f"{amount:.2f} {c} is over the free amount per call ({budget.free_per_call:.2f} {c})"
-    return f"today's spend would reach {today + amount:.2f} {c}, over the daily free cap ({budget.daily_free_cap:.2f} {c})"
+        return message("budget.over_per_call", lang, amount=f"{amount:.2f}", currency=c,
+                       limit=f"{budget.free_per_call:.2f}")
+    return message("budget.over_daily", lang, total=f"{today + amount:.2f}", currency=c,
+                   limit=f"{budget.daily_free_cap:.2f}")
 
 
 async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str) -> None:

@@ -18,8 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..models.nlu import keywords
-from ..models.nlu import normalise
+from ..language import keywords
+from ..language import normalise
 
 CUES_FILE = Path(__file__).with_name("cues.toml")
 LANGUAGES = ("en", "zh", "ja", "ru")

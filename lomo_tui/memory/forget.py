@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from sqlalchemy import insert, select, text, update
 
 from ..faults import Faults
-from ..models.nlu import keywords
+from ..language import keywords
 from ..router.index import dialect_name
 from ..runtime.ids import new_id
 from ..store import schema as s

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from sqlalchemy import insert, or_, select
 
-from ..models.nlu import keywords
+from ..language import keywords
 from ..router.index import dialect_name
 from ..store import schema as s
 from ..store.engine import fetch

@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Callable
 
 from sqlalchemy import insert, select, update
 
-from ..models.nlu import detect_language
+from ..language import detect_language
 from ..store import schema as s
 from . import store
 from .extract import Candidate, extract_local, forget_query, infer, validate_candidates

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 from sqlalchemy import delete, func, insert, or_, select, text, update
 
-from ..models.nlu import keywords
+from ..language import keywords
 from ..router.index import dialect_name
 from ..runtime.ids import new_id
 from ..store import schema as s

@@ -22,6 +22,7 @@ from .local_nlu import (
     shot_named,
 )
 
+OUTPUT_EXT = {"image": (".png",), "video": (".gif", ".webp")}  # what generate_image / generate_video may save as
 GENERATE = {"image": "generate_image", "video": "generate_video", "3d": "generate_3d", "audio": "generate_audio"}
 PARALLEL = frozenset(GENERATE.values())
 MEDIA_EXT = {"png": "image", "jpg": "image", "jpeg": "image", "webp": "image", "gif": "video", "mp4": "video",
@@ -366,6 +367,8 @@ class Planner:
             args["inputs"] = [self.source([])]
         if intent.needs_source and self.last_prompt():  # "make it bluer": the change, on what it changes
             args["prompt"] = f"{self.last_prompt()}, {text}"
+        if intent.output and intent.output.lower().endswith(OUTPUT_EXT.get(media, ())):
+            args["output"] = intent.output  # the name the creator asked for ("make perfume.png")
         return ModelReply(content=phrase("generating", self.lang, what=intent.subject or text),
                           tool_calls=[ToolCall(GENERATE[media], args)])
 

@@ -11,14 +11,14 @@
   Reference.pick(series, recent) -> those workspace paths (words in nlu/ordinals.toml)
 - answer_simple(text, intent, facts) -> a deterministic answer, or None; safe_eval(expr) for arithmetic
 - similarity(a, b) -> float in [0, 1]; keywords(text) / fts_query(text) for SQLite FTS5
-- for the Router (exported by `lomo_tui.models.nlu`): normalise, media_kinds(text), is_generic(keyword),
+- for the Router (exported by `lomo_tui.language`): normalise, media_kinds(text), is_generic(keyword),
   find_files(text), file_name_variants(name), subjects(text) / subject_patterns() (what a text is about,
   across languages) and subject_keywords(text) (search terms for those subjects in the other languages)
-The implementation lives in the `lomo_tui.models.nlu` package (lexicon data separate from logic).
+The implementation lives in the `lomo_tui.language` package (lexicon data separate from logic).
 """
 from __future__ import annotations
 
-from .nlu import (
+from ..language import (
     ACTS,
     GOAL_TYPES,
     MEDIA_KINDS,

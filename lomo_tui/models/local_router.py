@@ -29,8 +29,9 @@ from datetime import datetime
 from typing import Any
 
 from .base import ModelReply, ModelRequest, ToolCall
-from .nlu import (
+from ..language import (
     answer_simple,
+    cue_table,
     classify,
     detect_language,
     is_generic,
@@ -50,75 +51,25 @@ REFERENCE_ACTS = ("revise",) + CONTROL_ACTS
 JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
+TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
 DUPLICATE = 0.45  # keep in step with router.dedupe.THRESHOLD
 DUPLICATE_ONE_SHOT = 0.6  # a one-shot this close to a persistent task's goal is that task
 MAX_CHOICES = 3
 FILE_EXT = re.compile(r"\.(?:flow\.json|[a-z0-9]{1,5})$", re.I)
 
-# Small cue lists of the Router's own (the language layer's Intent does not expose them).
-_DEICTIC = {  # the creator points at something that exists: "that one", "那个", "その", "его"
-    "en": r"\b(?:that|this|those|these|it|them|previous|last|earlier|same)\b",
-    "zh": r"那|这|之前|上次|刚才|刚刚|原来|它",
-    "ja": r"その|あの|この|さっき|前に|以前|前回",
-    "ru": r"(?<![а-я])(?:это|этот|эту|тот|ту|та|его|её|их|прошл[а-я]*|предыдущ[а-я]*)(?![а-я])",
-}
-_REFERENCE = {  # weaker pointers: a definite or possessive noun phrase ("the posters", "для джаза")
-    "en": r"\b(?:the|my|our|again)\b|'s\b",
-    "zh": r"那|这|之前|上次|刚才|刚刚|原来|它",
-    "ja": r"その|あの|この|さっき|前に|以前|前回|の方|のほう",
-    "ru": r"(?<![а-я])(?:в|на|для|про)(?![а-я])",
-}
-_FRESH = {  # the creator asks for a new piece: a creation verb with an indefinite object, or a bare "a …"
-    "en": r"\b(?:make|create|generate|draw|paint|render|design|produce|build|compose|write|sketch|craft|illustrate|"
-          r"give|do|get|shoot|film|animate)(?: me| us)? (?:an?|some|one|two|three|four|five|six|\d+|another|new)\b"
-          r"|^\W*(?:(?:now|and|also|next|then|ok|okay|plus|quick one|one more thing)\W+)*(?:an?|another|one more|some)\b"
-          r"(?!\s+(?:bit|little|lot|tad|touch)\b)|\bnew\b",
-    "zh": r"(?:画|做|生成|制作|创作|设计|写|来|拍)(?:[一二两三四五六七八九十几]+|一些)[只张个幅套份段首支部件组]?"
-          r"|^(?:再来)?[一二两三四五六七八九十几][只张个幅套份段首支部件组]|新的",
-    "ja": r"一枚|一つ|一匹|一本|一曲|新しい|新規|を描いて|を作って|を生成|を一",
-    "ru": r"(?<![а-я])(?:нарисуй|сгенерируй|создай|придумай|сочини|сними|новую|новый|новое|новые)(?![а-я])",
-}
-_REDO = {  # a creation verb or an indefinite object that names the piece just made over again ("make a version
-    # in orange", "now make a longer one", "draw it with a hat", "把它画成水彩", "それを水彩で描いて", "нарисуй её в шляпе")
-    "en": r"\b(?:an?|new|different)\s+(?:[a-z-]+\s+)?(?:version|variant|variation|take)\b"
-          r"|\ban?\s+(?:(?!(?:an)?other\b)[a-z]+er|(?:more|less)\s+[a-z]+)\s+one\b"
-          r"|\b(?:draw|paint|render|redraw|repaint|sketch|illustrate|animate|make|do|give)\s+(?:it|them)\b",
-    "zh": r"把(?:它|它们)|(?<![计計规規策])(?:画|渲染)成",
-    "ja": r"(?:それ|これ|あれ)を|描き直|作り直",
-    "ru": r"(?<![а-я])(?:нарисуй|перерисуй|сгенерируй|создай|изобрази|сделай)\s+(?:его|ее|их)(?![а-я])|перерисуй",
-}
-_PRONOUN = {  # an object pronoun for the piece itself ("make IT orange", "same but …", "把它…", "それを…", "сделай ЕГО …")
-    "en": r"\b(?:it|them|same)\b",
-    "zh": r"它",
-    "ja": r"それ|これ",
-    "ru": r"(?<![а-я])(?:его|ее|их)(?![а-я])",
-}
-_EDIT = {  # an edit of something that exists ("make X bigger", "把…改成…", "…を大きくして", "сделай фон тёмным")
-    "en": r"\b(?:change|replace|swap|switch|move|remove|shorten|lengthen|enlarge|shrink|fix|adjust|tweak|recolou?r|"
-          r"put|add|insert|"
-          r"crop|resize|rename|make (?:it|them|that|this|the \w+(?: \w+)?) \w+er)\b|\b\w+er than\b",
-    "zh": r"改|换成|换一|调|加上|加一|去掉|删掉|放大|缩小|变成|再[^\s，。]{0,3}一点|一些",
-    "ja": r"[^\s、。]くして|[^\s、。]にして|を変えて|に変えて|を入れて|を追加して|を消して|を直して|を外して|"
-          r"を付けて|をつけて|を足して|を短く|を長く",
-    "ru": r"(?<![а-я])(?:поменяй|измени|замени|добавь|убери|сдвинь|увеличь|уменьши|перекрась|исправь|переделай)"
-          r"|(?<![а-я])сделай(?:\s+\S+)*\s+[а-я]+(?:ым|им|ой|ее|ей)\s*[.!]?$"
-          r"|(?<![а-я])по(?!хож|следн|дходящ|зже)[а-я]{2,}(?:ее|че|ше|же|ще)(?![а-я])",  # "покороче", "потемнее"
-}
-_PROJECT = {  # a bundle of deliverables: a persistent goal even when the language layer sees one piece
-    "en": r"\b(?:campaign|branding|brand kit|design kit|starter kit|full set|project|series|picture book)\b",
-    "zh": r"一套|全套|整套|一系列|系列|策划",
-    "ja": r"一式|セット|シリーズ|プロジェクト|キャンペーン|ブランディング|キット",
-    "ru": r"(?<![а-я])(?:набор|комплект|сери[яюи]|кампани[а-я]*|проект[а-я]*|брендинг[а-я]*)(?![а-я])",
-}
+# The Router's cues: data in lomo_tui/language/cues.toml (a pattern per language for each cue).
+_DEICTIC = cue_table("deictic")  # the creator points at something that exists: "that one", "那个", "その", "его"
+_REFERENCE = cue_table("reference")  # weaker pointers: a definite or possessive noun phrase ("the posters")
+_FRESH = cue_table("fresh")  # a new piece: a creation verb with an indefinite object, or a bare "a …"
+_REDO = cue_table("redo")  # a creation verb or an indefinite object that names the piece just made over again
+# ("make a version in orange", "now make a longer one", "draw it with a hat", "把它画成水彩", "нарисуй её в шляпе")
+_PRONOUN = cue_table("pronoun")  # an object pronoun for the piece itself ("make IT orange", "把它…", "сделай ЕГО …")
+_EDIT = cue_table("edit")  # an edit of something that exists ("make X bigger", "把…改成…", "…を大きくして", "сделай фон тёмным")
+_PROJECT = cue_table("project")  # a bundle of deliverables: a persistent goal even when one piece is seen
 # three or more listed items; a match starts only where an item can (text start, after a separator, colon or
 # newline) and items are possessive, so a long text without separators is scanned once, not once per position
 _LIST = re.compile(r"(?:^|(?<=[,，、;；:：・\n]))[^,，、;；:：・\n]++(?:[,，、;；・]\s*[^,，、;；・\n]++){2,}")
-_SINGLE = {  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
-    "en": r"\b(?:a single|single|just one|only one)\b",
-    "zh": r"一张|一幅|单张|就一个",
-    "ja": r"1枚|一枚|1つだけ|一つだけ|単体",
-    "ru": r"(?<![а-я])(?:одну|одна|один|одно)\s+(?:картинк|изображени|рисун|иллюстраци|обо[ия]|модел)",
-}
+_SINGLE = cue_table("single")  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
 
 
 def _listed_pieces(text: str, lang: str) -> bool:
@@ -131,55 +82,14 @@ def _listed_pieces(text: str, lang: str) -> bool:
     return next(naming, None) is not None and next(naming, None) is not None
 
 
-_MORE = {  # continuation of an existing piece of work ("one more", "再来一张")
-    "en": r"\b(?:one more|another|more of|add(?:ing)? \d+|again)\b",
-    "zh": r"再来|再做|再加|再画|再生成|多做|追加|添加",
-    "ja": r"もう\d*|追加|もっと",
-    "ru": r"(?<![а-я])(?:ещё|еще|добавь)(?![а-я])",
-}
+_MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
+
+
+_SEQUENCE = cue_table("sequence")  # opening with "then…" / "next:" brings in the next item, not an edit of the last
 
 
 # Creative nouns across languages, so "菜单" finds the "Noodle bar menu" task and "clip" the "recipe video".
-CONCEPTS: dict[str, str] = {
-    "poster": r"\bposters?\b|海报|ポスター|(?<![а-я])(?:постер|плакат|афиш)[а-я]*",
-    "video": r"\b(?:videos?|clips?|footage|movies?|films?|reels?)\b|视频|短片|影片|動画|ビデオ|映像|ムービー|"
-             r"(?<![а-я])(?:видео|ролик|клип|фильм)[а-я]*",
-    "logo": r"\blogos?\b|标志|商标|标识|ロゴ|(?<![а-я])(?:логотип[а-я]*|лого)(?![а-я])",
-    "banner": r"\bbanners?\b|横幅|バナー|(?<![а-я])баннер[а-я]*",
-    "menu": r"\bmenus?\b|菜单|メニュー|(?<![а-я])меню(?![а-я])",
-    "flyer": r"\b(?:flyers?|leaflets?)\b|传单|チラシ|(?<![а-я])(?:листовк|флаер)[а-я]*",
-    "card": r"\bcards?\b|卡片|贺卡|名片|カード|(?<![а-я])(?:открытк|карточк)[а-я]*",
-    "invitation": r"\b(?:invitations?|invites?)\b|请柬|邀请函|招待状|(?<![а-я])приглашени[а-я]*",
-    "cover": r"\bcovers?\b|封面|表紙|カバー|(?<![а-я])обложк[а-я]*",
-    "storyboard": r"\bstoryboards?\b|分镜|絵コンテ|(?<![а-я])раскадровк[а-я]*",
-    "trailer": r"\b(?:trailers?|teasers?)\b|预告|予告|ティザー|(?<![а-я])(?:трейлер|тизер)[а-я]*",
-    "ad": r"\b(?:ads?|adverts?|advertisements?|commercials?)\b|广告|広告|(?<![а-я])реклам[а-я]*",
-    "music": r"\b(?:music|songs?|jingles?|soundtracks?|loops?)\b|音乐|配乐|歌曲|音楽|bgm|ジングル|"
-             r"(?<![а-я])(?:музык|песн|джингл|саундтрек)[а-я]*",
-    "packaging": r"\b(?:packag\w*|gift box(?:es)?)\b|包装|礼盒|パッケージ|(?<![а-я])(?:упаковк|коробк)[а-я]*",
-    "label": r"\blabels?\b|标签|酒标|ラベル|(?<![а-я])этикетк[а-я]*",
-    "sticker": r"\bstickers?\b|贴纸|表情包|スタンプ|ステッカー|(?<![а-я])(?:стикер|наклейк)[а-я]*",
-    "model": r"\b(?:3d )?models?\b|模型|モデル|(?<![а-я])модел[а-я]*",
-    "slides": r"\b(?:slides?|deck|presentation)\b|幻灯片|演示文稿|スライド|プレゼン|"
-              r"(?<![а-я])(?:слайд|презентаци)[а-я]*",
-    "icon": r"\bicons?\b|图标|アイコン|(?<![а-я])(?:иконк[а-я]*|значок)",
-    "mascot": r"\bmascots?\b|吉祥物|マスコット|(?<![а-я])(?:талисман|маскот)[а-я]*",
-    "comic": r"\bcomics?\b|漫画|マンガ|(?<![а-я])комикс[а-я]*",
-    "illustration": r"\billustrations?\b|插画|插图|イラスト|挿絵|(?<![а-я])иллюстраци[а-я]*",
-    "photo": r"\b(?:photos?|pictures?|images?)\b|照片|图片|写真|画像|(?<![а-я])(?:фото|картин|изображени)[а-я]*",
-    "cat": r"\b(?:cats?|kittens?)\b|猫|ネコ|ねこ|(?<![а-я])(?:кот|кош)[а-я]*",
-    "dog": r"\b(?:dogs?|puppy|puppies)\b|狗|犬|(?<![а-я])(?:собак|пес|щен)[а-я]*",
-    "bicycle": r"\b(?:bicycles?|bikes?|e-bikes?)\b|自行车|单车|自転車|(?<![а-я])велосипед[а-я]*",
-    "coffee": r"\bcoffee\b|咖啡|コーヒー|(?<![а-я])коф[а-я]*",
-    "tea": r"\btea\b|茶叶|茶包|绿茶|红茶|乌龙|お茶|緑茶|紅茶|抹茶|(?<![а-я])ча[йяюе](?![а-я])",
-    "jazz": r"\bjazz\b|爵士|ジャズ|(?<![а-я])джаз[а-я]*",
-    "wedding": r"\bwedding\b|婚礼|结婚|結婚|(?<![а-я])свадьб[а-я]*",
-    "birthday": r"\bbirthday\b|生日|誕生日|(?<![а-я])(?:день рождени[а-я]*|днем рождени[а-я]*)",
-    "price": r"\bprices?\b|价格|价钱|値段|価格|(?<![а-я])цен[аыуе](?![а-я])",
-    "font": r"\b(?:fonts?|typeface|lettering)\b|字体|フォント|書体|(?<![а-я])шрифт[а-я]*",
-    "subtitle": r"\b(?:subtitles?|captions?)\b|字幕|(?<![а-я])субтитр[а-я]*",
-    "background": r"\bbackgrounds?\b|背景|(?<![а-я])фон[а-я]*",
-}
+CONCEPTS: dict[str, str] = cue_table("concepts")
 # Subjects from the language layer come first, so "熊猫" is a panda before "猫" can make it a cat.
 _CONCEPT_RE = {**subject_patterns(), **{name: re.compile(rx) for name, rx in CONCEPTS.items()}}
 # Concepts that name a kind of deliverable, not what it is about: two unrelated tasks share them easily
@@ -378,7 +288,8 @@ def _call(name: str, **arguments: Any) -> ModelReply:
 
 
 def _title(intent: Any, text: str, lang: str, persistent: bool) -> str:
-    subject = (intent.subject or "").strip()
+    # a one-shot's title keeps the thing being made ("Short clip about coffee"); a goal's head names it
+    subject = ((intent.title if not persistent else "") or intent.subject or "").strip()
     if not subject:
         subject = phrase(f"media_{intent.media}", lang) if intent.media else text.strip().splitlines()[0]
     subject = subject[:60].rstrip()
@@ -412,20 +323,8 @@ def _clarify(cands: list[Candidate], intent: Any, text: str, lang: str, tools: s
 
 
 # Words that make a file name the message mentions something to create or save, not something that exists.
-_OUTPUT_BEFORE = {
-    "en": r"(?:\b(?:named|called|write|create|generate|render|output|new file)\s+(?:\S+\s+)?$)"
-          r"|\b(?:save[sd]?|saving|export\w*|name it|call it|store it)\b[^.;!?\n]*$"
-          r"|\b(?:write|create|generate|render|draw|compose|draft|put together)\b[^.;!?\n]*\b(?:in|into|to|as)\s+$",
-    "zh": r"(?:保存为|保存成|保存到|存为|存成|存到|另存为|导出为|导出成|导出到|输出为|输出到|命名为|叫做|名为|写成|写入|"
-          r"写一个|写一份|写个|写|生成|新建|创建|建一个)\s*[「“\"]?$",
-    "ja": r"(?:新しい|新規の?)\s*$",
-    "ru": r"(?<![а-я])(?:как|в файл|назови\w*|сохрани\w*|экспортируй\w*|создай\w*|напиши|сгенерируй)"
-          r"(?:\s+[а-я]+)?\s*[«\"]?$",
-}
-_OUTPUT_AFTER = {
-    "ja": r"^\s*[」\"]?\s*(?:として|という名前|で保存|に保存|に書き出|に出力|を(?:新しく|新規に?)?(?:作成|作って|書いて|生成))",
-    "zh": r"^\s*[」”\"]?\s*(?:文件)?(?:里写|中写)",
-}
+_OUTPUT_BEFORE = cue_table("output_before")
+_OUTPUT_AFTER = cue_table("output_after")
 
 
 def _names_output(text: str, name: str, lang: str) -> bool:
@@ -473,7 +372,7 @@ def route(request: ModelRequest) -> ModelReply:
     lang = detect_language(text) if text.strip() else (hints.get("language") or "en")
     if results or not text.strip():
         return _summarise(results, lang)
-    intent = classify(text)
+    intent = _next_item(classify(text), text)
     lang = intent.language
     cands = _candidates(hints)
     words, media = _content(text)
@@ -491,7 +390,9 @@ def route(request: ModelRequest) -> ModelReply:
 
     # A8: a workspace file the message works on that does not exist — ask, rather than guess a task or
     # start one ("make jazz_5.png warmer" when there are two jazz posters). Files it asks to create are fine.
-    absent = [name for name in mentions.get("missing_files") or [] if not _names_output(text, name, lang)]
+    unclaimed = _claim_requested(cands, list(mentions.get("missing_files") or []))
+    outputs = [name for name in unclaimed if name == intent.output or _names_output(text, name, lang)]
+    absent = [name for name in unclaimed if name not in outputs]
     if absent and "clarify" in tools:
         return _clarify_missing(cands, absent, intent, text, lang)
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
@@ -520,7 +421,9 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(target)
 
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
-    fresh_cue = _cue(_FRESH, lang, text) and not _cue(_REDO, lang, text)
+    # "then…"/"next:" brings in the next item; a file to make that no task was asked for is a new piece
+    sequence = intent.act in ("one_shot", "goal") and (_cue(_SEQUENCE, lang, text) or intent.output in outputs)
+    fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
     more = _cue(_MORE, lang, text)
     best = _clear_best(cands)
@@ -583,6 +486,32 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.subject and intent.media:
         return _create(intent, text, lang, "lightweight")
     return _recent_target(cands, media, hints, intent, text, lang, tools)
+
+
+def _next_item(intent: Any, text: str) -> Any:
+    """"next: a poster series for …" is not the control verb "next": after a sequence marker the message is
+    read as what follows it, when that asks for something to be made."""
+    if intent.act in ("one_shot", "goal", "revise"):
+        return intent
+    lead = re.match(_SEQUENCE.get(intent.language, _SEQUENCE["en"]), normalise(text))
+    if lead is None or not text[lead.end():].strip() or len(normalise(text)) != len(text):
+        return intent
+    rest = classify(text[lead.end():])
+    return rest if rest.act in ("one_shot", "goal") else intent
+
+
+def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
+    """Files not in the workspace yet that one task was asked to make ("make perfume.png"): that task's file
+    (the name the creator gave is kept), so a follow-up naming it goes there. The names still absent."""
+    out = []
+    for name in absent:
+        key = normalise(name).strip("./")
+        owners = [c for c in cands if c.usable and key and key in normalise(f"{c.title}\n{c.goal}")]
+        if len(owners) == 1:
+            owners[0].file_match = True
+        else:
+            out.append(name)
+    return out
 
 
 _PURPOSE = {"en": re.compile(r"\b(?:for|about)\s+(.+)$"), "ru": re.compile(r"(?<![а-я])(?:для|про)\s+(.+)$")}
@@ -693,15 +622,28 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
     nothing stands out, ask. A message REFERRING to a piece by a generic word ("the poster", "那套海报")
     goes to the one task that shares it, or chooses among the tasks that do."""
     recent = sorted((c for c in cands if c.recency is not None), key=lambda c: c.recency)
+    overlap: list[Candidate] = []
+    pronoun = _cue(_PRONOUN, lang, text)
     if referring:
         # what the message is about ("茶叶", "wedding") rules out tasks about something else
         about = {w for w in _content(text)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
         if len(overlap) == 1:
             return _send(overlap[0])
+        ranked = _by_evidence(overlap)
+        close = [c for c in ranked if ranked[0].evidence - c.evidence < TIE
+                 and (c.distinct > 0 or ranked[0].distinct <= 0)]  # a distinctive word outranks generic ones
+        now = _now(hints)
+        current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
+        if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
+            # two close candidates ("change the posters" with two poster sets), neither the one being worked
+            # on: ask, rather than hand the message to the newest
+            return _clarify(close, intent, text, lang, tools)
         recent = [c for c in recent if c in overlap] or recent
     if media:
         matching = [c for c in recent if c.media & media]
+        if not matching and referring and not overlap and not pronoun:
+            return _no_candidate(recent, intent, text, lang, tools)  # nothing in view makes what it names
         recent = matching or recent
     if not recent:
         return ModelReply(content=phrase("ask_which_task", lang))
@@ -710,6 +652,14 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         return _send(recent[0])
     if len(recent) == 1:
         return _send(recent[0])
+    return _clarify(recent, intent, text, lang, tools)
+
+
+def _no_candidate(recent: list[Candidate], intent: Any, text: str, lang: str, tools: set[str]) -> ModelReply:
+    """No task in view fits: a request with a subject of its own starts one; anything else asks (the card
+    offers the most recent tasks, a new task, or cancel) instead of handing the newest task the message."""
+    if intent.act in ("one_shot", "goal") and intent.subject:
+        return _create(intent, text, lang, "persistent" if intent.act == "goal" else "lightweight")
     return _clarify(recent, intent, text, lang, tools)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
-from ..models.nlu import similarity
+from ..language import similarity
 from ..store import schema as s
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select
 
-from ..models.nlu import file_name_variants, find_files
+from ..language import file_name_variants, find_files
 from ..store import schema as s
 from . import memory
 

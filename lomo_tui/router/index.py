@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError
 
-from ..models.nlu import fts_query, keywords, subject_keywords
+from ..language import fts_query, keywords, subject_keywords
 from ..store import schema as s
 from .. import clock
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import insert, select
 
-from ..models.nlu import keywords
+from ..language import keywords
 from ..store import schema as s
 from .. import clock
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
-from .keywords import Table, best
+from ..language import KeywordTable as Table, most_mentioned as best
 from .palette import palette_family
 from .subjects import WEATHER_WORDS
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Callable
 
-from .keywords import Table, best
+from ..language import KeywordTable as Table, most_mentioned as best
 from .palette import RGB, Palette, mix, palette_for
 from .subjects import SUBJECT_WORDS
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .keywords import Table, best
+from ..language import KeywordTable as Table, most_mentioned as best
 
 RGB = tuple[int, int, int]
 

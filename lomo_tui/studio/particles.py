@@ -7,7 +7,7 @@ from random import Random
 
 from PIL import Image, ImageDraw
 
-from .keywords import best
+from ..language import most_mentioned as best
 from .palette import RGB, Palette, mix
 from .subjects import WEATHER_WORDS
 

@@ -8,7 +8,7 @@ from typing import Callable
 
 from PIL import Image, ImageDraw
 
-from .keywords import mentions
+from ..language import mentions
 from .palette import RGB, Palette, mix
 from .subjects import FOREGROUND, SUBJECT_WORDS, Pen
 

@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from PIL import ImageDraw
 
-from .keywords import Table
+from ..language import KeywordTable as Table
 from .palette import RGB, Palette
 
 SUBJECT_WORDS: Table = {

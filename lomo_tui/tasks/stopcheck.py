@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from ..governance.gates import open_gate
+from ..language import message
 from ..store import schema as s
 from . import checklist, evidence
 from .. import clock
@@ -33,44 +34,8 @@ FAILED_JOBS = ("failed", "expired", "unknown", "cancelled")
 TRANSIENT = frozenset({"transient", "job_expired"})  # error kinds (tools.registry.ToolError) that back off
 NOT_FAILURES = frozenset({"declined"})
 EXACT_KINDS = frozenset({"refused", "unverified"})  # kinds whose failures are the same only with the same words  # the creator said no: an answer, not a failure to repeat
-# The checkpoint card in the task's language (A10): question, approve, its consequence, changes, its consequence.
-CHECKPOINT_WORDS = {
-    "en": ("“{title}”: {step} — ready to continue?", "Looks good — continue",
-           "this step is marked done and the task goes on", "Needs changes", "the task waits for your notes"),
-    "zh": ("“{title}”：{step} —— 可以继续吗？", "没问题，继续", "这一步标记为完成，任务继续", "需要修改", "任务等待你的意见"),
-    "ja": ("「{title}」：{step} — 続けてよいですか？", "問題なし、続ける", "このステップを完了にしてタスクを続けます",
-           "直してほしい", "タスクはあなたのコメントを待ちます"),
-    "ru": ("«{title}»: {step} — продолжаем?", "Всё хорошо — продолжай", "шаг отмечен выполненным, задача идёт дальше",
-           "Нужны правки", "задача ждёт ваших замечаний"),
-}
-
-
-# The failure card in the task's language: question, the three options and their consequences.
-FAILURE_WORDS = {
-    "en": ("“{title}” stopped: {what} failed {times} the same way — {error}", "Try again",
-           "the task runs this step once more", "Change the request", "the task waits for your message",
-           "Stop the task", "nothing more is ordered"),
-    "zh": ("“{title}”已暂停：{what}{times}以同样的方式失败——{error}", "再试一次", "任务再运行这一步一次", "修改要求",
-           "任务等待你的消息", "停止任务", "不再下单"),
-    "ja": ("「{title}」を止めました：{what}が同じ理由で{times}失敗しました — {error}", "もう一度試す",
-           "このステップをもう一度実行します", "依頼を変える", "タスクはあなたのメッセージを待ちます",
-           "タスクを止める", "これ以上の注文はしません"),
-    "ru": ("«{title}» остановлена: {what} {times} не удалось по одной причине — {error}", "Попробовать ещё раз",
-           "задача повторит этот шаг", "Изменить запрос", "задача ждёт вашего сообщения", "Остановить задачу",
-           "больше ничего не заказывается"),
-}
-TIMES_WORDS = {"en": ("twice", "{n} times"), "zh": ("两次", "{n}次"), "ja": ("2回", "{n}回"),
-               "ru": ("дважды", "{n} раза")}
-TOOL_WORDS = {  # what a tool does, for the failure card and reason
-    "en": {"generate_image": "making an image", "generate_video": "making a clip", "generate_3d": "making a 3D model",
-           "generate_audio": "making a sound"},
-    "zh": {"generate_image": "生成图片", "generate_video": "生成视频", "generate_3d": "生成 3D 模型",
-           "generate_audio": "生成音频"},
-    "ja": {"generate_image": "画像の生成", "generate_video": "動画の生成", "generate_3d": "3D モデルの生成",
-           "generate_audio": "音声の生成"},
-    "ru": {"generate_image": "создать изображение", "generate_video": "создать ролик",
-           "generate_3d": "создать 3D-модель", "generate_audio": "создать звук"},
-}
+# The checkpoint and failure cards speak the task's language: `checkpoint.*`, `failure.*` and `doing.*` in the
+# message catalogue (lomo_tui/language/messages/).
 
 
 @dataclass(frozen=True)
@@ -168,7 +133,8 @@ async def failure_verdict(conn: AsyncConnection, task: Any, turn: Any, time_scal
     if stops:
         return await stop_on_failure(conn, task, failure, tries)
     delay = min(BACKOFF_SECONDS * 2 ** (tries - 1), BACKOFF_MAX) * time_scale
-    return Verdict("active", f"{tool_words(task, failure.tool)} failed ({failure.error}); trying again shortly",
+    return Verdict("active", message("report.retrying", task.language, what=tool_words(task, failure.tool),
+                                     error=failure.error),
                    retry_after=delay)
 
 
@@ -178,24 +144,28 @@ def attempts(failures: list[Failure]) -> Counter[tuple[str, str, str]]:
 
 
 def tool_words(task: Any, tool: str) -> str:
-    return TOOL_WORDS.get(task.language, TOOL_WORDS["en"]).get(tool, tool)
+    try:
+        return message(f"doing.{tool}", task.language)
+    except KeyError:
+        return tool
 
 
 async def stop_on_failure(conn: AsyncConnection, task: Any, failure: Failure, tries: int) -> Verdict:
     """The task stops repeating itself: failed, with a plain reason, and a card asking how to go on."""
-    words = FAILURE_WORDS.get(task.language, FAILURE_WORDS["en"])
+    lang = task.language
     what = tool_words(task, failure.tool)
     error = failure.error if len(failure.error) <= 240 else failure.error[:239] + "…"
-    twice, many = TIMES_WORDS.get(task.language, TIMES_WORDS["en"])
-    times = twice if tries == 2 else many.format(n=tries)
-    reason = words[0].format(title=task.title, what=what, times=times, error=error)
+    times = message("failure.twice", lang) if tries == 2 else message("failure.times", lang, n=tries)
+    reason = message("failure.question", lang, title=task.title, what=what, times=times, error=error)
+    words = [message(f"failure.{k}", lang) for k in
+             ("question", "retry", "retry_then", "change", "change_then", "stop", "stop_then")]
     at = clock.now()
     await open_gate(conn, task_id=task.id, kind="question", dedupe_key=f"failure:{task.id}:{at:.6f}",
                     question=reason,
                     options=[{"label": words[1], "consequence": words[2]}, {"label": words[3], "consequence": words[4]},
                              {"label": words[5], "consequence": words[6]}],
                     scope={"failure": {"tool": failure.tool, "kind": failure.kind}, "task": task.id,
-                           "description": "this task"},
+                           "description": message("gate.this_task", lang)},
                     continues="other tasks")
     await conn.execute(insert(s.events).values(type="task_failed", at=at, task_id=task.id,
                                                data={"reason": reason, "tool": failure.tool, "kind": failure.kind}))
@@ -251,23 +221,24 @@ async def decide(conn: AsyncConnection, task: Any, turn: Any, time_scale: float 
     idle_turns = 0 if progressed else task.idle_turns + 1
     await conn.execute(update(s.tasks).where(s.tasks.c.id == task.id).values(idle_turns=idle_turns))
     if idle_turns >= NO_PROGRESS_LIMIT:
-        return Verdict("blocked", f"no meaningful progress in {idle_turns} turns; tell me how to go on")
+        return Verdict("blocked", message("report.no_progress", task.language, turns=idle_turns))
     head = remaining[0]
     if head.needs_confirmation:
         await checkpoint_gate(conn, task, head)
-        return Verdict("waiting_gate", f"waiting for your review: {head.title}")
+        return Verdict("waiting_gate", message("report.waiting_review", task.language, step=head.title))
     return Verdict("active", next_turn=True)  # work remains: go on without waiting for "continue"
 
 
 async def checkpoint_gate(conn: AsyncConnection, task: Any, item: checklist.Item) -> Any:
     """G5: a task at a human checkpoint always gets a card, whether or not its model asked."""
-    words = CHECKPOINT_WORDS.get(task.language, CHECKPOINT_WORDS["en"])
+    lang = task.language
+    words = [message(f"checkpoint.{k}", lang) for k in ("question", "approve", "approve_then", "changes", "changes_then")]
     return await open_gate(
         conn, task_id=task.id, kind="question", dedupe_key=f"checkpoint:{item.id}",
-        question=words[0].format(title=task.title, step=item.title),
+        question=message("checkpoint.question", lang, title=task.title, step=item.title),
         options=[{"label": words[1], "consequence": words[2]}, {"label": words[3], "consequence": words[4]}],
-        scope={"checklist_item": item.id, "task": task.id, "description": "the rest of this task"},
-        continues="other tasks")
+        scope={"checklist_item": item.id, "task": task.id, "description": message("gate.rest_of_task", lang)},
+        continues=message("gate.other_tasks", lang))
 
 
 async def on_failure_resolved(conn: AsyncConnection, gate: Any, approved: bool) -> str | None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from sqlalchemy import select
+
 from ..governance.gates import open_gate
+from ..language import message
+from ..store import schema as s
 from .registry import Registry, Suspend, ToolContext, ToolError, obj, tool
 from .. import clock
 
@@ -90,13 +94,16 @@ def register(reg: Registry) -> None:
         workspace = ctx.runtime.workspace
         target, rel = workspace.resolve(path)
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+            lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == ctx.task_id))).scalar() or "en"
             gate = await open_gate(conn, task_id=ctx.task_id, kind="irreversible", dedupe_key=f"delete:{ctx.key}",
-                                   question=f"Delete {rel}? This cannot be undone.", turn_id=ctx.claim.turn_id,
+                                   question=message("card.delete_question", lang, path=rel), turn_id=ctx.claim.turn_id,
                                    tool_call_id=ctx.key,
-                                   options=[{"label": f"Delete {rel}", "consequence": "the file is gone for good"},
-                                            {"label": "Keep it", "consequence": "nothing changes"}],
-                                   scope={"description": f"deleting {rel}", "path": rel},
-                                   continues="everything else, this task's other work included")
+                                   options=[{"label": message("card.delete_confirm", lang, path=rel),
+                                             "consequence": message("card.delete_confirm_then", lang)},
+                                            {"label": message("card.delete_keep", lang),
+                                             "consequence": message("card.delete_keep_then", lang)}],
+                                   scope={"description": message("card.delete_scope", lang, path=rel), "path": rel},
+                                   continues=message("card.delete_continues", lang))
         if gate.status == "pending":
             return Suspend("gate", gate.id, "waiting_gate", defer=True)
         if gate.status != "approved" or (gate.resolution or {}).get("option") != 1:
@@ -143,11 +150,18 @@ def register(reg: Registry) -> None:
             scope.update(default=if_unanswered, on_expiry=f"went on with “{if_unanswered}”" if if_unanswered
                          else "went on without an answer")
         async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+            lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == ctx.task_id))).scalar() or "en"
+            if asked is None:  # the default Yes / No in the task's language
+                options = [message("card.yes", lang), message("card.no", lang)]
+                if scope.get("default") in ("Yes", "No"):
+                    scope["default"] = options[("Yes", "No").index(scope["default"])]
+            scope["description"] = message("gate.next_step", lang)
             # one card per distinct question of a step: asking the same thing twice merges into one answer
             same = hashlib.sha1(f"{question}\n{asked}".encode()).hexdigest()[:12]
             gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question, options=options,
                                    dedupe_key=f"ask:{ctx.claim.turn_id}/{ctx.step}/{same}", turn_id=ctx.claim.turn_id,
-                                   tool_call_id=ctx.key, scope=scope, continues="other tasks go on", deadline=deadline)
+                                   tool_call_id=ctx.key, scope=scope, continues=message("gate.others_go_on", lang),
+                                   deadline=deadline)
         if gate.status == "pending":  # the step's other calls run first; questions of one step wait together
             return Suspend("gate", gate.id, "waiting_gate", defer=True)
         resolution = gate.resolution or {}

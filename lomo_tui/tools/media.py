@@ -14,6 +14,7 @@ from sqlalchemy import select, update
 
 from ..governance.budget import check_spend, hold_spending
 from ..governance.gates import open_gate
+from ..language import message
 from ..store import schema as s
 from ..tasks import checklist
 from ..studio.prices import quote, simulated_latency
@@ -142,7 +143,7 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
                             "charged. Re-read it and order again with what it says now")
         await hold_spending(conn)
         verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
-                                    amount=amount)
+                                    amount=amount, lang=task.language or "en")
         if verdict.allowed:
             return await rt.studio.place(conn, ctx, kind, prompt, params, amount, expected)
         gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
@@ -179,18 +180,26 @@ async def _spend_gate(ctx: ToolContext, conn: Any, task: Any, kind: str, prompt:
     if ctx.key not in [i["key"] for i in items]:
         items.append({"key": ctx.key, "amount": amount, "kind": kind, "prompt": prompt[:120]})
     total = round(sum(i["amount"] for i in items), 2)
-    what = f"a {kind}" if len(items) == 1 else f"{len(items)} generations"
-    question = f"Spend {total:.2f} {currency} on {what} for “{task.title}”? ({reason})"
-    options = [{"label": f"Approve {total:.2f} {currency}",
-                "consequence": f"{'it is' if len(items) == 1 else 'they are'} generated; {total:.2f} {currency} "
-                               "charged, once"},
-               {"label": "Decline", "consequence": "nothing is charged; the task hears it was declined"}]
+    lang, amount_text = task.language or "en", f"{total:.2f}"
+    money = {"amount": amount_text, "currency": currency}
+    if len(items) == 1:
+        try:
+            what = message(f"made.{kind}", lang)
+        except KeyError:
+            what = kind
+    else:
+        what = message("card.spend_many", lang, n=len(items))
+    question = message("card.spend_question", lang, what=what, title=task.title, reason=reason, **money)
+    options = [{"label": message("card.spend_approve", lang, **money),
+                "consequence": message("card.spend_approve_one" if len(items) == 1 else "card.spend_approve_many",
+                                       lang, **money)},
+               {"label": message("card.spend_decline", lang), "consequence": message("card.spend_decline_then", lang)}]
     scope = {"keys": [i["key"] for i in items], "items": items, "amount": total,
-             "description": f"{what} ({total:.2f} {currency})"}
+             "description": message("card.spend_scope", lang, what=what, **money)}
     if batch is None:
         return await open_gate(conn, task_id=ctx.task_id, kind="spend", dedupe_key=batch_key,
                                turn_id=ctx.claim.turn_id, tool_call_id=ctx.key, question=question, options=options,
-                               scope=scope, continues="other tasks, and this task's unpaid work")
+                               scope=scope, continues=message("card.spend_continues", lang))
     await conn.execute(update(s.gates).where(s.gates.c.id == batch.id, s.gates.c.status == "pending").values(
         question=question, options=options, scope=scope))
     return (await conn.execute(select(s.gates).where(s.gates.c.id == batch.id))).one()

@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from ..governance.budget import plan_allowance, spent_today, task_spend
 from ..governance.gates import expire_gate, open_gate
+from ..language import message
 from ..store import schema as s
 from ..studio.prices import quote
 from ..tasks import checklist, goals
@@ -106,18 +107,20 @@ def register(reg: Registry) -> None:
                 result["estimate"] = cost
                 await supersede_plan_gates(conn, ctx.task_id, f"plan:{ctx.key}")
                 if task.autonomy != "ask" and await needs_approval(conn, rt.budget, ctx.task_id, each):
-                    c = rt.budget.currency
+                    lang = task.language or "en"
+                    money = {"amount": f"{cost:.2f}", "currency": rt.budget.currency}
+                    rest = len(each) < len(quotes(steps))
                     gate = await open_gate(
                         conn, task_id=ctx.task_id, kind="plan", dedupe_key=f"plan:{ctx.key}",
                         turn_id=ctx.claim.turn_id,
-                        question=f"Approve the plan for “{task.title}”: {len(items)} steps, about {cost:.2f} {c}"
-                                 + (f" for the {len(each)} paid steps still to do?" if len(each) < len(quotes(steps))
-                                    else "?"),
-                        options=[{"label": f"Approve the plan and up to {cost:.2f} {c}",
-                                  "consequence": "paid steps run without asking again while within this budget"},
-                                 {"label": "Not now", "consequence": "each paid step asks for its own approval"}],
-                        scope={"budget": cost, "task": ctx.task_id, "blocks": "paid generation of this task"},
-                        continues="unpaid steps of this task and other tasks")
+                        question=message("card.plan_question_rest" if rest else "card.plan_question", lang,
+                                         title=task.title, steps=len(items), paid=len(each), **money),
+                        options=[{"label": message("card.plan_approve", lang, **money),
+                                  "consequence": message("card.plan_approve_then", lang)},
+                                 {"label": message("card.plan_later", lang),
+                                  "consequence": message("card.plan_later_then", lang)}],
+                        scope={"budget": cost, "task": ctx.task_id, "blocks": message("card.plan_blocks", lang)},
+                        continues=message("card.plan_continues", lang))
                     result["plan_gate"] = gate.id
                     result["note"] = "paid steps wait for the creator to approve the plan; unpaid work can go on"
             await rt.ledger.event(conn, "plan_updated", ctx.task_id, ctx.claim.turn_id,

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..governance.gates import open_gate
-from ..models.nlu import detect_language
+from ..language import detect_language, message
 from ..router import dedupe, deterministic, index
 from ..router.phrases import say
 from ..store import schema as s
@@ -100,10 +100,11 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
     async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
         return await open_gate(conn, task_id=ctx.task_id, kind="clarify", question=question, options=options,
                                dedupe_key=f"{ctx.key}/route", turn_id=ctx.claim.turn_id, tool_call_id=ctx.key,
-                               scope={"description": f"your message “{index.clip(words, 60)}”", "turn": ctx.claim.turn_id,
+                               scope={"description": message("gate.your_message", lang, words=index.clip(words, 60)),
+                                      "turn": ctx.claim.turn_id,
                                       "route": reason, "actions": plan, "words": words,
                                       "message": index.clip(words, 300), "language": lang},
-                               continues="everything else goes on; your message waits on this card")
+                               continues=message("gate.message_waits", lang))
 
 
 async def _settle(ctx: ToolContext, gate: Any) -> Any:

@@ -12,26 +12,33 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...language import message
 from ...views import GateView
 from .. import keys
 from .composer import redirect_letters
 
-KIND_LABEL = {"clarify": "which task?", "plan": "plan", "spend": "spending", "irreversible": "irreversible",
-              "question": "question"}
+def kind_label(kind: str, lang: str) -> str:
+    """The gate kind as the card shows it, in LANG ("which task?", "哪个任务？")."""
+    try:
+        return message(f"gate.kind_{kind}", lang)
+    except KeyError:
+        return kind
 
 
 def gate_prompt(gate: GateView) -> Content:
+    lang = gate.language
     lines = [Content.from_markup("[b $warning]⚑[/] [b]$q[/]", q=gate.question),
-             Content.from_markup("  [$text-muted]$kind · $task[/]", kind=KIND_LABEL.get(gate.kind, gate.kind),
+             Content.from_markup("  [$text-muted]$kind · $task[/]", kind=kind_label(gate.kind, lang),
                                  task=gate.task_title)]
     for number, option in enumerate(gate.options, 1):
         lines.append(Content.from_markup("  [b]$n.[/] $label", n=str(number), label=option.label))
         if option.consequence:
             lines.append(Content.from_markup("    [$text-muted]→ $cons[/]", cons=option.consequence))
     if gate.blocks:
-        lines.append(Content.from_markup("  [$text-muted]waits:[/] $b", b=gate.blocks))
+        lines.append(Content.from_markup("  [$text-muted]$w[/] $b", w=message("gate.waits", lang), b=gate.blocks))
     if gate.continues:
-        lines.append(Content.from_markup("  [$text-muted]goes on:[/] $c", c=gate.continues))
+        lines.append(Content.from_markup("  [$text-muted]$g[/] $c", g=message("gate.goes_on", lang),
+                                         c=gate.continues))
     return Content("\n").join(lines)
 
 

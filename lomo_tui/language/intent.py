@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
 
 from . import lexicon as L
 from .arith import extract_expression
@@ -23,6 +23,7 @@ from .text import (
     is_cjk,
     mask_noise,
     normalise,
+    simplified,
 )
 
 ACTS = ("greeting", "thanks", "help", "question", "one_shot", "goal", "revise", "status", "continue",
@@ -46,6 +47,8 @@ class Intent:
     count: int | None = None
     seconds: float | None = None
     subject: str = ""
+    output: str = ""  # the file the creator asked for by name ("make perfume.png"), to save the piece as
+    title: str = ""  # the thing being made in the creator's words ("short clip about coffee"), for a task title
     style: list[str] = field(default_factory=list)
     refers_back: bool = False
     files: list[str] = field(default_factory=list)
@@ -110,10 +113,13 @@ _CONTROL_OBJECT = LazyRe(r"\b(?:tasks?|jobs?)\b|任务|タスク|(?<![а-я])з�
 @cache
 def _subject_cuts(lang: str, mode: str) -> re.Pattern[str]:
     """Cuts around a subject. mode "request" cuts counts, verbs and media words too; "revise" also
-    the revision markers ("make it bluer" -> ""); "plain" only fillers and pronouns."""
+    the revision markers ("make it bluer" -> ""); "title" counts and verbs but not the media words (the thing
+    being made stays in a title: "short clip about coffee"); "plain" only fillers and pronouns."""
     cuts = list(L.SUBJECT_FILLERS[lang])
     if mode != "plain":
         cuts += [c.replace("{NUM}", NUM[lang]) for c in L.SUBJECT_CUTS[lang]]
+    if mode in ("request", "revise"):
+        cuts += list(L.MEDIA_CUTS[lang])
     concepts = ("deictic", "revise_strong", "edit_verb", "revise", "degree") if mode == "revise" else ("deictic",)
     cuts += [rx.pattern for c in concepts if (rx := compile_entries(entries_for(L.GEN, c, lang)))]
     if is_cjk(lang):
@@ -451,12 +457,22 @@ def _open_question(norm: str, lang: str) -> bool:
 
 # --- classify -------------------------------------------------------------------------------
 def classify(text: str) -> Intent:
-    """Read one message: its act, and for requests what to make, how many, how long, in what style."""
+    """Read one message: its act, and for requests what to make, how many, how long, in what style.
+
+    A message is parsed once per process: the router, the planner and the cards that follow get copies of
+    the same reading (callers may adjust their copy)."""
+    it = _read(text)
+    return replace(it, style=list(it.style), files=list(it.files), extra_media=list(it.extra_media),
+                   nodes=list(it.nodes), constraints=list(it.constraints))
+
+
+@lru_cache(maxsize=256)
+def _read(text: str) -> Intent:
     raw = text.strip()
     lang = detect_language(raw)
     it = Intent(language=lang, files=find_files(raw), text=raw)
     masked = mask_noise(raw)
-    norm = normalise(masked)
+    norm = normalise(simplified(masked) if lang == "zh" else masked)
     if not norm.strip():
         return it
     it.style = find_styles(norm, lang)
@@ -471,13 +487,38 @@ def classify(text: str) -> Intent:
         it.subject = extract_subject(_CONTROL_OBJECT.sub(" ", rest), lang, "plain")
     else:
         _classify_act(it, norm, lang, mentions, create, making)
+        made = _file_deliverable(it, create)
         if it.act in ("one_shot", "goal", "revise"):
             _fill_request(it, norm, lang, mentions)
+        if made:  # "make perfume.png": the file is the piece (not an input), its name what it is of
+            it.output, it.needs_source = it.files[0], False
+            it.subject = it.subject or made
+            it.title = it.title or made
     if it.act not in _NO_REFERENCE_ACTS:
         it.refers_back = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
     if it.subject:
-        it.subject = _original_case(normalise(masked), masked, it.subject)
+        it.subject = _original_case(norm, masked, it.subject)
+    if it.title:
+        it.title = _original_case(norm, masked, it.title)
     return it
+
+
+_EXT_MEDIA = {**{e: "image" for e in IMAGE_EXT}, **{e: "video" for e in ("mp4", "webm", "mov", "mkv", "avi")},
+              **{e: "audio" for e in ("wav", "mp3", "ogg", "flac", "m4a", "aac")},
+              **{e: "3d" for e in ("glb", "gltf", "obj", "stl", "fbx", "usdz")}}
+
+
+def _file_deliverable(it: Intent, create: bool) -> str:
+    """A request to make a file by its name ("make perfume.png", "生成 海报.png") is a one-shot of the kind
+    its extension says; returns the name's stem ("perfume"), or "" when the message is something else."""
+    if it.act != "other" or not create or len(it.files) != 1:
+        return ""
+    stem, _, ext = it.files[0].rpartition("/")[2].rpartition(".")
+    media = _EXT_MEDIA.get(ext.lower())
+    if media is None or not stem:
+        return ""
+    it.act, it.media = "one_shot", media
+    return stem.replace("_", " ").replace("-", " ")
 
 
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
@@ -498,6 +539,15 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     courtesy = _courtesy(norm, lang)  # "looks great, thanks!", "谢谢，辛苦了", "спасибо, супер"
     if courtesy:
         it.act = courtesy
+        return
+    greeting = find(L.ACTS, "greeting", lang, norm)
+    if greeting and not norm[:greeting.start()].strip() and not mentions and not it.files \
+            and re.search(r"[?？]\s*$", norm) and _leftover(norm[greeting.end():], lang) > 1 \
+            and (_has(L.ACTS, "help", lang, norm) or _open_question(norm, lang)):
+        # "hi, what can you do today?", "你好，今天可以做什麼？": a greeting that asks something is answered
+        # (not one that asks for a change: "morning! can we push the colours warmer?")
+        it.act = "help" if _has(L.ACTS, "help", lang, norm) else "question"
+        it.interrogative = it.act == "question"
         return
     for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
         m = find(L.ACTS, act, lang, norm)
@@ -581,6 +631,8 @@ def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) ->
     if bundle:
         candidates.insert(0, re.sub(r"[,，、;；:：]", " ", plain))
     it.subject = next((s for s in (extract_subject(c, lang, mode) for c in candidates) if s), "")
+    if it.act != "revise" and not bundle:
+        it.title = extract_subject(candidates[0], lang, "title")
     if it.act == "one_shot":
         it.goal_type = _goal_type(it, norm, lang, primary, storyboard)
         if it.goal_type:

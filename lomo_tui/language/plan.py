@@ -65,7 +65,14 @@ def _prompt(intent: Intent, tail: str = "") -> str:
 
 
 def _image_inputs(intent: Intent) -> list[str]:
-    return [f for f in intent.files if f.rsplit(".", 1)[-1].lower() in IMAGE_EXT]
+    return [f for f in intent.files if f.rsplit(".", 1)[-1].lower() in IMAGE_EXT and f != intent.output]
+
+
+def _named_output(intent: Intent, args: dict[str, Any], extensions: tuple[str, ...]) -> dict[str, Any]:
+    """The file name the creator asked for ("make perfume.png") is where the piece is saved."""
+    if intent.output and intent.output.lower().endswith(extensions):
+        args["output"] = intent.output
+    return args
 
 
 def _doc_path(intent: Intent, default: str) -> str:
@@ -78,7 +85,7 @@ def _image(intent: Intent, title: str, prompt: str, inputs: list[str] | None = N
         args["size"] = intent.size
     if inputs:
         args["inputs"] = inputs
-    return ChecklistItem(title, "generate_image", args)
+    return ChecklistItem(title, "generate_image", _named_output(intent, args, (".png",)))
 
 
 def _media_item(media: str, intent: Intent, prompt: str, title: str = "", inputs: bool = True) -> ChecklistItem:
@@ -90,7 +97,8 @@ def _media_item(media: str, intent: Intent, prompt: str, title: str = "", inputs
         args: dict[str, Any] = {"prompt": prompt, "seconds": intent.seconds or DEFAULT_SECONDS}
         if files:
             args["inputs"] = files
-        return ChecklistItem(title or phrase("step_video_plain", lang), "generate_video", args)
+        return ChecklistItem(title or phrase("step_video_plain", lang), "generate_video",
+                             _named_output(intent, args, (".gif", ".webp")))
     if media == "3d":
         return ChecklistItem(title or phrase("step_model3d", lang), "generate_3d", {"prompt": prompt})
     if media == "audio":

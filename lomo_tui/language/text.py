@@ -6,7 +6,7 @@ import unicodedata
 from functools import cache
 from typing import Any
 
-from .lexicon import CJK_COUNTERS, DELIVERABLES, Table
+from .lexicon import CJK_COUNTERS, DELIVERABLES, TRADITIONAL, Table
 
 
 class LazyRe:
@@ -35,6 +35,16 @@ _CYR_WORD = LazyRe(r"[а-яіїєґў]+")
 def normalise(text: str) -> str:
     """NFKC (full-width digits and letters become ASCII), case-folded, ё -> е, ’ -> '."""
     return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е").replace("\u2019", "'")
+
+
+_SIMPLIFIED = str.maketrans(dict(zip(*TRADITIONAL)))
+
+
+def simplified(text: str) -> str:
+    """Chinese text with its traditional characters in simplified form (lexicon.TRADITIONAL; one character
+    for one, so offsets hold): the lexicon is simplified, creators may type either. Only for text already
+    known to be Chinese — Japanese writes many of these characters the traditional way (動画)."""
+    return text.translate(_SIMPLIFIED)
 
 
 _RU_K_STEM = LazyRe("[бвгджзйклмнпрстфхцчшщ]к$")

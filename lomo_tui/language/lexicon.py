@@ -60,6 +60,10 @@ LEAD_FILLERS = {
     "ru": ("пожалуйста", "ну", "давай", "ладно", "окей", "ломо", "можешь", "слушай", "так", "а",
            "теперь", "привет", "спасибо"),
 }
+# Traditional Chinese characters folded into their simplified forms by `normalise` (one character for one,
+# so offsets hold): the lexicon is written in simplified script, creators may type either.
+TRADITIONAL = ("麼們這個張畫圖視頻嗎說幫務為會來點題聲寫動實顏設計誌標製與發關於時間長條隻歡謝請給讓換變藍紅綠黃風報節現麗燈氣雲電腦機鐘樣貓魚鳥龍貼紙頭書詩樂錄鏡號幾兩萬價錢費專單網頁廣愛夢戲遊園車飛鐵樹葉麥廳館戶門開進還邊裡裏對錯試讀記憶刪檔儲預覽選擇確認應該見幹麵級亞歲縮擴轉識處線數種類華燒復舊錶參學習筆劃構圓邏輯編輸紀壓據塊傳體熱溫淺濃寬細靜場劇嚴優質屬僅並鬧喚裝飾禮",
+               "么们这个张画图视频吗说帮务为会来点题声写动实颜设计志标制与发关于时间长条只欢谢请给让换变蓝红绿黄风报节现丽灯气云电脑机钟样猫鱼鸟龙贴纸头书诗乐录镜号几两万价钱费专单网页广爱梦戏游园车飞铁树叶麦厅馆户门开进还边里里对错试读记忆删档储预览选择确认应该见干面级亚岁缩扩转识处线数种类华烧复旧表参学习笔划构圆逻辑编输纪压据块传体热温浅浓宽细静场剧严优质属仅并闹唤装饰礼")
 NEGATION = {
     "en": ("don't", "dont", "do not", "never", "not"),
     "zh": ("不要", "别", "不用", "没"),
@@ -83,8 +87,9 @@ ACTS: Table = {
     "help": {
         "en": ("help", "what can you do", "how do you work", "how does this work", "what are you",
                "who are you", "what do you do", "capabilities", "/help"),
-        "zh": ("帮助", "你能做什么", "你会什么", "你可以做什么", "能做什么", "怎么用", "你是谁", "功能"),
-        "ja": ("ヘルプ", "何ができる", "なにができる", "何が出来る", "使い方", "あなたは誰", "機能"),
+        "zh": ("帮助", "你能做什么", "你会什么", "你可以做什么", "可以做什么", "能做什么", "会做什么", "能干什么",
+               "怎么用", "你是谁", "功能"),
+        "ja": ("ヘルプ", "何ができ", "なにができ", "何が出来", "使い方", "あなたは誰", "機能"),
         "ru": ("помощь", "помоги", "что ты умеешь", "что умеешь", "что ты можешь", "как тобой пользоваться",
                "кто ты", "справка"),
     },
@@ -849,10 +854,6 @@ SUBJECT_CUTS = {  # counts, verbs and generic media words around a requested sub
         r"\b(?:an?|the|some|my)?\s*(?:series|set|collection|couple|pair|bunch|batch)\s+of\s+(?:{NUM})?",
         r"\s(?:series|set)\b",
         r"(?:^|\s)(?:an?|some)\s+(?={NUM}\b)",
-        r"\b(?:an?\s+)?(?:picture|image|photo|pic|drawing|illustration|painting|artwork|render|video|"
-        r"clip|animation|movie|gif|3-?d model|3-?d|model|mesh|sound|audio|recording|storyboard|"
-        r"story board|shot list|document|flow|workflow|pipeline)s?\b(?:\s+(?:of|about|showing|featuring|with|for)\b)?"
-        r"(?:\s+(?:an?|the)\b)?",
         r"^\s*(?:{NUM})\b", r"\b(?:for me|for us)\b",
         r"\b(?:{NUM})[\s-]*(?:shots?|parts?|panels?|frames?|scenes?|pages?|pieces?|steps?)\b",
     ),
@@ -860,24 +861,38 @@ SUBJECT_CUTS = {  # counts, verbs and generic media words around a requested sub
         r"^\W*(?:нарисуй|сделай|создай|сгенерируй|напиши|придумай|сочини|спроектируй|разработай|"
         r"изобрази|сними|смонтируй|анимируй|оживи|покажи|набросай|измени|отредактируй)(?:те)?(?![а-я])",
         r"(?<![а-я])(?:серию|серия|набор|комплект)(?:\s+из)?(?:\s+(?:{NUM}))?(?![а-я])",
-        r"(?<![а-я])(?:картинк[а-я]*|картин[а-я]*|изображени[а-я]*|рисун[а-я]*|фотографи[а-я]*|фотк[а-я]*|"
-        r"фото|видео[а-я]*|ролик[а-я]*|клип[а-я]*|анимаци[а-я]*|3-?[dд](?:[\s-]модел[а-я]*)?|"
-        r"модел[а-я]*|звук[а-я]*|аудио|раскадровк[а-я]*|флоу|воркфлоу|поток[а-я]*|пайплайн[а-я]*)(?![а-я])",
         r"^\s*(?:{NUM})(?![а-я0-9])",
     ),
     "zh": (
         r"(?:{NUM})\s*(?:张|幅|个|只|份|段|首|部|款|版|条|帧|组|套|支|集|镜|篇)",
         r"一些|几张|一系列|系列|一套|一组",
-        r"的?(?:工作流|流程|图片|图像|照片|图画|插画|画作|画面|视频|短片|动画|片段|影片|3d模型|三维模型|模型|3d|音频|"
-        r"音效|声音|分镜|故事板)",
         r"做成|变成|转成|改成|(?<![油插动图漫壁版国绘])画(?![面风家廊布像])|生成|制作|创作|设计|(?<![未原起出过后将本])来|写|渲染|做|弄|搞|拍",
     ),
     "ja": (
         r"(?:{NUM})\s*(?:枚|本|つ|個|曲|点|案|カット|ショット|コマ|シーン|種類|パターン)",
         r"シリーズ|セット|一式|何枚か|数枚",
+        r"描いて|描く|書いて|書く|作って|作りたい|作る|作成して|作成|生成して|生成|制作して|デザインして|にして|して|する",
+    ),
+}
+MEDIA_CUTS = {  # generic media words: cut from a subject (what it is about), kept in a title (what is made)
+    "en": (
+        r"\b(?:an?\s+)?(?:picture|image|photo|pic|drawing|illustration|painting|artwork|render|video|"
+        r"clip|animation|movie|gif|3-?d model|3-?d|model|mesh|sound|audio|recording|storyboard|"
+        r"story board|shot list|document|flow|workflow|pipeline)s?\b(?:\s+(?:of|about|showing|featuring|with|for)\b)?"
+        r"(?:\s+(?:an?|the)\b)?",
+    ),
+    "ru": (
+        r"(?<![а-я])(?:картинк[а-я]*|картин[а-я]*|изображени[а-я]*|рисун[а-я]*|фотографи[а-я]*|фотк[а-я]*|"
+        r"фото|видео[а-я]*|ролик[а-я]*|клип[а-я]*|анимаци[а-я]*|3-?[dд](?:[\s-]модел[а-я]*)?|"
+        r"модел[а-я]*|звук[а-я]*|аудио|раскадровк[а-я]*|флоу|воркфлоу|поток[а-я]*|пайплайн[а-я]*)(?![а-я])",
+    ),
+    "zh": (
+        r"的?(?:工作流|流程|图片|图像|照片|图画|插画|画作|画面|视频|短片|动画|片段|影片|3d模型|三维模型|模型|3d|音频|"
+        r"音效|声音|分镜|故事板)",
+    ),
+    "ja": (
         r"絵コンテ|ワークフロー|フロー|画像|写真|絵|イラスト|動画|ビデオ|映像|アニメーション|クリップ|3dモデル|3d|モデル|音声|サウンド|"
         r"絵コンテ|ストーリーボード",
-        r"描いて|描く|書いて|書く|作って|作りたい|作る|作成して|作成|生成して|生成|制作して|デザインして|にして|して|する",
     ),
 }
 EDGE_WORDS = {  # function words trimmed from both ends of an en/ru subject

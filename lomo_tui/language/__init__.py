@@ -1,0 +1,33 @@
+"""The language layer (ground floor): language, intent, briefs, checklists, keyword tables, and the one
+message catalogue of creator-facing text (en/zh/ja/ru, data files under `messages/`).
+
+Pure Python, no imports from the rest of lomo_tui; see `lomo_tui.models.local_nlu` for the planner's API.
+Other packages (router, tools, studio, memory) use only the names exported here, never the modules' internals.
+"""
+from __future__ import annotations
+
+from .answer import answer_simple
+from .arith import safe_eval
+from .cues import cue, cue_table
+from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify, media_kinds
+from .matching import (
+    fts_query,
+    is_generic,
+    keywords,
+    similarity,
+    subject_keywords,
+    subject_patterns,
+    subjects,
+)
+from .messages import LANGUAGES, message
+from .phrases import PHRASES, phrase
+from .plan import ChecklistItem, is_regenerate, make_brief, make_checklist, shot_change, shot_named
+from .reference import Reference, find_reference
+from .tables import KeywordTable, mentions, most_mentioned
+from .text import detect_language, file_name_variants, find_files, normalise
+
+__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
+           "classify", "cue", "cue_table", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
+           "is_regenerate", "shot_change", "shot_named",
+           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "phrase", "safe_eval",
+           "similarity", "subject_keywords", "subject_patterns", "subjects"]
