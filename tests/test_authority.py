@@ -12,7 +12,8 @@ from sqlalchemy import insert, select, update
 
 from conftest import LomoEnv, async_wait_for
 from lomo_tui.errors import LomoError
-from lomo_tui.governance.gates import open_gate, resolve_gate
+from lomo_tui.governance.gates import open_gate
+from lomo_tui.runtime.reactions import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from lomo_tui.store.engine import Database

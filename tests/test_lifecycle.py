@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import insert, select
 
 from conftest import LomoEnv
-from lomo_tui.runtime.bus import Bus, Notice
+from lomo_tui.base.bus import Bus, Notice
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from lomo_tui.tasks import stopcheck

@@ -27,7 +27,7 @@ from sqlalchemy import insert, select, text, update
 from ..faults import Faults
 from ..models.nlu import keywords
 from ..router.index import dialect_name
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from . import store
 from .extract import clauses, cues, extract_local, fingerprint, normalise

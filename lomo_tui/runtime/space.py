@@ -18,7 +18,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..store.engine import DiskFull, run
-from .bus import Notice
+from ..base.bus import Notice
 
 if TYPE_CHECKING:
     from .scheduler import Runtime

@@ -26,9 +26,9 @@ from ..tasks import stopcheck
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
 from . import context
-from .bus import Notice
-from .ids import call_key
-from .ledger import Claim, StartedCall
+from ..base.bus import Notice
+from ..base.ids import call_key
+from ..ledger import Claim, StartedCall
 
 if TYPE_CHECKING:
     from .scheduler import Runtime
@@ -312,7 +312,7 @@ class TurnRunner:
             if seq not in prestarted:  # else its `started` row was committed with the decision
                 await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
             self.rt.faults.hit("after_tool_started")
-            ctx = ToolContext(self.rt, self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
+            ctx = ToolContext(self.rt.tool_services(), self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
             status, result = await self._invoke(tool, ctx, args)
             if isinstance(result, Suspend):
                 if result.defer:

@@ -83,11 +83,11 @@ def register(reg: Registry) -> None:
           side_effect="write", idempotent=True)
     async def update_plan(ctx: ToolContext, brief: str | None = None, steps: list[dict[str, Any]] | None = None
                           ) -> dict[str, Any]:
-        rt = ctx.runtime
-        async with rt.ledger.fenced(ctx.claim) as conn:
+        sv = ctx.services
+        async with sv.ledger.fenced(ctx.claim) as conn:
             task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
             if task.kind == "lightweight" and steps:  # a one-shot that grew into multi-step work (A2)
-                await rt.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
+                await sv.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
             if brief is not None:
                 await goals.revise(conn, ctx.task_id, brief=brief, who="agent", why="the plan was revised",
                                    message_id=await goals.prompting_message(conn, ctx.task_id, ctx.claim.turn_id,
@@ -104,8 +104,8 @@ def register(reg: Registry) -> None:
                 cost = round(sum(each), 2)
                 result["estimate"] = cost
                 await supersede_plan_gates(conn, ctx.task_id, f"plan:{ctx.key}")
-                if task.autonomy != "ask" and await needs_approval(conn, rt.budget, ctx.task_id, each):
-                    c = rt.budget.currency
+                if task.autonomy != "ask" and await needs_approval(conn, sv.budget, ctx.task_id, each):
+                    c = sv.budget.currency
                     gate = await open_gate(
                         conn, task_id=ctx.task_id, kind="plan", dedupe_key=f"plan:{ctx.key}",
                         turn_id=ctx.claim.turn_id,
@@ -119,7 +119,7 @@ def register(reg: Registry) -> None:
                         continues="unpaid steps of this task and other tasks")
                     result["plan_gate"] = gate.id
                     result["note"] = "paid steps wait for the creator to approve the plan; unpaid work can go on"
-            await rt.ledger.event(conn, "plan_updated", ctx.task_id, ctx.claim.turn_id,
+            await sv.ledger.event(conn, "plan_updated", ctx.task_id, ctx.claim.turn_id,
                                   steps=len(steps or []), brief=brief is not None)
         return result or {"ok": True}
 
@@ -132,10 +132,10 @@ def register(reg: Registry) -> None:
           side_effect="write", idempotent=True, kinds=("persistent",))
     async def complete_step(ctx: ToolContext, step: str, evidence: str, artifacts: list[str] | None = None
                             ) -> dict[str, Any]:
-        rt = ctx.runtime
+        sv = ctx.services
         if not evidence.strip():
             raise ToolError("say what shows the step is done (evidence)")
-        async with rt.ledger.fenced(ctx.claim) as conn:
+        async with sv.ledger.fenced(ctx.claim) as conn:
             item = await checklist.find(conn, ctx.task_id, step)
             if item is None:
                 raise ToolError(f"this task has no step {step!r}")
@@ -144,7 +144,7 @@ def register(reg: Registry) -> None:
             objects = []
             for rel in artifacts or []:
                 row = (await conn.execute(select(s.objects.c.id, s.objects.c.version).where(
-                    rt.workspace.scope, s.objects.c.path == rel))).first()
+                    sv.workspace.scope, s.objects.c.path == rel))).first()
                 if row is None:
                     raise ToolError(f"{rel} is not in the workspace")
                 objects.append((row.id, row.version))

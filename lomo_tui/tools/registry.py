@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from ..runtime.ledger import Claim
-    from ..runtime.scheduler import Runtime
+    from ..ledger import Claim
+    from .services import Services
 
 SIDE_EFFECTS = ("read", "write", "paid", "irreversible", "gate", "control")
 
@@ -85,7 +85,7 @@ class Suspend:
 
 @dataclass
 class ToolContext:
-    runtime: "Runtime"
+    services: "Services"  # what the tool may use (tools/services.py)
     claim: "Claim"
     step: int
     seq: int

@@ -75,7 +75,7 @@ async def studio_order(rt: Any, claim: Any, step: int, kind: str, prompt: str, a
                        progress: float) -> str:
     """The job and charge rows `Studio.submit` writes for an order, frozen at STATUS/PROGRESS (workers are off,
     so no provider moves it on)."""
-    from lomo_tui.runtime.ids import call_key
+    from lomo_tui.base.ids import call_key
     from lomo_tui.store import schema as s
 
     key = call_key(claim.turn_id, step, 0)
