@@ -15,6 +15,7 @@ Nothing here imports the UI. Only the runtime imports this module.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ from ..store import schema as s
 from ..store.engine import Database
 from ..studio.service import cancel_task_jobs
 from ..tasks import checklist, stopcheck
+from . import decision
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -62,6 +64,8 @@ class Reactions:
         elif verdict.status in ("done", "blocked"):
             await ledger.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                                reason=verdict.reason)
+        await decision.record(conn, claim.task_id, claim.turn_id,
+                              decision.decide(await decision.read_state(conn, claim.task_id)), at="turn_end")
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
@@ -80,10 +84,38 @@ class Reactions:
         if gate.kind == "clarify":
             await self.deliver_choice(conn, gate, approved, by)
         continue_task = await self.checkpoint_answered(conn, gate, approved)
-        if continue_task is not None and await _may_run(conn, continue_task):
-            await ensure_turn(conn, continue_task)
-            await conn.execute(update(s.tasks).where(s.tasks.c.id == continue_task).values(
-                status="active", status_reason="", updated_at=time.time()))
+        if continue_task is None or not await _may_run(conn, continue_task):
+            return
+        if (gate.scope or {}).get("checklist_item"):  # a checkpoint passed: decide before running (J3, D3)
+            await self.after_checkpoint(conn, continue_task, gate)
+            return
+        await self._go_on(conn, continue_task)  # a failure card's "try again"
+
+    async def after_checkpoint(self, conn: AsyncConnection, task_id: str, gate: Any) -> None:
+        """Run only when work remains: a finished checklist goes quiet (done) and a checkpoint that is next
+        gets its card, neither asking the model."""
+        state = dataclasses.replace(await decision.read_state(conn, task_id), status="active")
+        chosen = decision.decide(state)
+        await decision.record(conn, task_id, gate.turn_id, chosen, at="gate_answered")
+        if chosen.action == "quiet":
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+                status="done", status_reason=chosen.reason, updated_at=time.time()))
+            await self.ledger.event(conn, "task_finished", task_id, reason=chosen.reason)
+        elif chosen.action == "ask":
+            task = await self.ledger.task_row(conn, task_id)
+            head = next(i for i in await checklist.items(conn, task_id) if i.state in checklist.OPEN)
+            await stopcheck.checkpoint_gate(conn, task, head)
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+                status="waiting_gate", status_reason=f"waiting for your review: {head.title}",
+                updated_at=time.time()))
+        else:
+            await self._go_on(conn, task_id)
+
+    @staticmethod
+    async def _go_on(conn: AsyncConnection, task_id: str) -> None:
+        await ensure_turn(conn, task_id)
+        await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+            status="active", status_reason="", updated_at=time.time()))
 
     async def checkpoint_answered(self, conn: AsyncConnection, gate: Any, approved: bool) -> str | None:
         """After a checkpoint gate: approval completes the step and returns the task id to continue.

@@ -25,7 +25,7 @@ from ..store.engine import DiskFull, fetch
 from ..tasks import stopcheck
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
-from . import context
+from . import context, decision
 from ..base.bus import Notice
 from ..base.ids import call_key
 from ..ledger import Claim, StartedCall
@@ -342,10 +342,34 @@ class TurnRunner:
             self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
             self.rt.after_commit_wake(task.id)
             return "completed"
+        if planned and await self._nothing_to_ask(task):  # J3/D3: the next step needs no model call
+            await self.ledger.complete_turn(self.claim, step)
+            self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=None)
+            self.rt.after_commit_wake(task.id)
+            return "completed"
         if not finished_last:
             async with self.ledger.fenced(self.claim) as conn:
                 await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
         return "continue"
+
+    async def _nothing_to_ask(self, task: Any) -> bool:
+        """Decide before asking the model again (runtime/decision.py): when only a human checkpoint is next
+        the turn ends and the stop check opens its card; a finished checklist ends a turn the creator did not
+        start (one they did gets the model's answer). Recorded as `run_decided` (at: step)."""
+        if task.kind != "persistent":
+            return False
+        async with self.rt.db.read() as conn:
+            chosen = decision.decide(await decision.read_state(conn, task.id))
+            if chosen.action == "quiet":
+                asked = (await conn.execute(select(s.inbox.c.id).where(
+                    s.inbox.c.consumed_turn == self.claim.turn_id, s.inbox.c.source == "creator").limit(1))).first()
+                if asked is not None:
+                    return False
+        if chosen.action not in ("ask", "quiet"):
+            return False
+        async with self.ledger.fenced(self.claim) as conn:
+            await decision.record(conn, task.id, self.claim.turn_id, chosen, at="step")
+        return True
 
     async def _failing_again(self, task: Any) -> bool:
         """Whether this step's failure repeats an earlier one (or is transient): then the turn ends here and
