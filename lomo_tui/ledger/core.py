@@ -406,6 +406,28 @@ class Ledger:
             await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="tool",
                                                  content=tool_message, calls=None, call_id=key, name=name, at=t))
 
+    async def hold_calls(self, claim: Claim, step: int, held: list[tuple[int, str, str]]) -> None:
+        """STEP is done but for calls held on a gate that covers only them (G4): each gets a message for the
+        model (seq, name, text) while its row stays `started`; the turn goes on from the next step."""
+        t = now()
+        async with self.fenced(claim, GUARD_CHECKPOINT, step=step) as conn:
+            for seq, name, text in held:
+                await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="tool",
+                                                     content=text, calls=None, call_id=call_key(claim.turn_id, step, seq),
+                                                     name=name, at=t))
+
+    async def finish_held(self, claim: Claim, call_id: str, status: str, result: Any, *, ran: bool, step: int,
+                          note: str) -> None:
+        """A held call ran after its card was answered: its row ends, and NOTE tells the model (a message of
+        the step about to be decided; the call's own tool message was the held notice)."""
+        t = now()
+        if status != "done":
+            result, note = redact_data(result), redact(note)
+        async with self.fenced(claim) as conn:
+            await run(conn, FINISH_CALL, dict(id=call_id, status=status, result=_json(result), at=t, ran=1 if ran else 0))
+            await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="user",
+                                                 content=note, calls=None, call_id=None, name=None, at=t))
+
     async def complete_turn(self, claim: Claim, step: int) -> None:
         """Finish the turn after STEP without another inference (its calls ended it)."""
         t = now()

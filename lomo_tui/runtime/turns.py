@@ -9,6 +9,7 @@ with the same key, and a non-idempotent call that started without a result becom
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,9 @@ OUTCOME_UNKNOWN = ("outcome unknown: this call started before an interruption an
                    "effect. Check the current state before doing it again.")
 
 
+HELD_NOTE = ("waiting for the creator's answer on this card, which covers only this call. It runs by itself once "
+             "they answer (do not order it again); go on with the work the card does not cover.")
+
 TASK = "SELECT * FROM tasks WHERE id = :task_id"
 MODEL_CALLS = "SELECT count(*) AS n FROM model_calls"
 
@@ -56,6 +60,7 @@ class TurnRunner:
         self._steps = 0
         self._reading: list[str] = []  # the inbox messages the step being decided reads
         self._task_kind: str | None = None
+        self._held: dict[str, str] | None = None  # held calls (key -> gate id) of this turn; None: not read yet
 
     async def run(self) -> str:
         """Run steps until the turn completes, suspends, fails or is fenced. Returns how it ended."""
@@ -175,6 +180,8 @@ class TurnRunner:
             task = None
         prestarted: frozenset[int] = frozenset()
         if decision is None:
+            if await self._run_held(step) == "suspended":
+                return "suspended"
             if self._steps >= MAX_STEPS:
                 raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
             committed = await self._decide(step)
@@ -189,6 +196,8 @@ class TurnRunner:
                                     reply=decision.get("content"))
                 self.rt.after_commit_wake(task.id)
                 return "completed"
+            if not decision.get("tool_calls"):  # the model is done but calls are held: wait for their cards
+                return await self._park_on_holds(task, step)
         if task is None:
             async with self.rt.db.read() as conn:
                 task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
@@ -213,7 +222,7 @@ class TurnRunner:
             reply = await self.rt.model.complete(request, on_token=on_token)
         decision = checked_decision(reply.to_decision())
         decision["domains"] = request.hints["tool_domains"]  # what this step may call (E2)
-        finish = not reply.tool_calls
+        finish = not reply.tool_calls and not self._held  # a held call still to run keeps the turn open
         usage = reply.usage
         record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
                       prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
@@ -282,6 +291,7 @@ class TurnRunner:
         finished_last = False
         failed = False
         deferred: list[Suspend] = []
+        held: list[tuple[int, str, Suspend]] = []
         for seq, call in enumerate(planned):
             row = calls.get(seq)
             if row is not None and row.status in TERMINAL_CALL:
@@ -292,7 +302,7 @@ class TurnRunner:
             if tool is None or name not in visible:
                 error = f"unknown tool {name!r}" if tool is None else f"{name} is not available to this task"
                 await self._finish(step, seq, name, "failed", {"error": error, "error_kind": "unknown_tool"}, ran=False,
-                                   last=is_last and not deferred)
+                                   last=is_last and not deferred and not held)
                 finished_last = is_last
                 continue
             problem = call.get("invalid") or tool.check(args)
@@ -300,13 +310,13 @@ class TurnRunner:
                 if seq not in prestarted and row is None:
                     await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
                 await self._finish(step, seq, name, "failed", {"error": problem, "error_kind": "invalid_arguments"},
-                                   ran=False, last=is_last and not deferred)
+                                   ran=False, last=is_last and not deferred and not held)
                 finished_last, failed = is_last, True
                 continue
             if row is not None and row.status == "started" and not tool.idempotent:
                 await self._finish(step, seq, name, "outcome_unknown", {"outcome_unknown": True,
                                                                         "message": OUTCOME_UNKNOWN},
-                                   ran=False, last=is_last and not deferred)
+                                   ran=False, last=is_last and not deferred and not held)
                 finished_last = is_last
                 continue
             if seq not in prestarted:  # else its `started` row was committed with the decision
@@ -315,6 +325,9 @@ class TurnRunner:
             ctx = ToolContext(self.rt.tool_services(), self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
             status, result = await self._invoke(tool, ctx, args)
             if isinstance(result, Suspend):
+                if result.holds and task.kind == "persistent":  # G4: the card waits; the task's other work goes on
+                    held.append((seq, name, result))
+                    continue
                 if result.defer:
                     deferred.append(result)
                     continue
@@ -323,7 +336,7 @@ class TurnRunner:
                 await self.rt.poke(self.claim.turn_id)  # it may have resolved while we parked
                 return "suspended"
             self.rt.faults.hit("after_tool_effect")
-            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred,
+            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred and not held,
                                durable=tool.side_effect != "read")
             self.rt.faults.hit("after_tool_done")
             finished_last, failed = is_last, failed or status == "failed"
@@ -335,6 +348,9 @@ class TurnRunner:
             self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
             await self.rt.poke(self.claim.turn_id)
             return "suspended"
+        if held:
+            await self._hold(step, held)
+            finished_last = True
         tools = [self.rt.registry.get(c["name"]) for c in planned]
         if planned and (await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned))
                         or failed and await self._failing_again(task)):
@@ -351,6 +367,65 @@ class TurnRunner:
             async with self.ledger.fenced(self.claim) as conn:
                 await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
         return "continue"
+
+    async def _hold(self, step: int, held: list[tuple[int, str, Suspend]]) -> None:
+        """Record the step's held calls: the model hears each waits on its card and runs by itself once answered."""
+        self._held = dict(self._held or {})
+        notes = []
+        for seq, name, wait in held:
+            self._held[call_key(self.claim.turn_id, step, seq)] = wait.ref
+            notes.append((seq, name, json.dumps({"held": True, "gate_id": wait.ref, "note": HELD_NOTE},
+                                                ensure_ascii=False)))
+        await self.ledger.hold_calls(self.claim, step, notes)
+
+    async def _run_held(self, step: int) -> str | None:
+        """Before the model decides STEP: run the held calls whose cards were answered (the creator approved:
+        the order goes ahead with its own key; declined: the call fails as declined). A held call that now
+        waits on its job parks the turn until the job settles."""
+        if self._held is None:  # first step of this claim: calls held by an earlier owner of the turn
+            async with self.rt.db.read() as conn:
+                rows = (await conn.execute(select(s.tool_calls.c.id).where(
+                    s.tool_calls.c.turn_id == self.claim.turn_id, s.tool_calls.c.status == "started",
+                    s.tool_calls.c.step < step))).scalars().all()
+            self._held = {key: "" for key in rows}
+        if not self._held:
+            return None
+        async with self.rt.db.read() as conn:
+            rows = (await conn.execute(select(s.tool_calls).where(
+                s.tool_calls.c.id.in_(list(self._held)), s.tool_calls.c.status == "started"))).all()
+        self._held = {}
+        for row in rows:
+            tool = self.rt.registry.get(row.name)
+            args = json.loads(row.arguments) if isinstance(row.arguments, str) else dict(row.arguments or {})
+            ctx = ToolContext(self.rt.tool_services(), self.claim, row.step, row.seq, row.id)
+            status, result = await self._invoke(tool, ctx, args)
+            if isinstance(result, Suspend):
+                if result.holds:
+                    self._held[row.id] = result.ref  # still waiting for the creator
+                    continue
+                self._held[row.id] = ""
+                await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status)
+                self.rt.bus.publish(Notice.TURN_SUSPENDED, self.claim.task_id, wait_kind=result.kind,
+                                    wait_ref=result.ref)
+                await self.rt.poke(self.claim.turn_id)
+                return "suspended"
+            message = context.compact_result(result, row.id, self.context.history.large_output_chars)
+            await self.ledger.finish_held(self.claim, row.id, status, result, ran=True, step=step,
+                                          note=f"[Lomo runtime] {row.name} (call {row.id}), held for the creator's "
+                                               f"answer, has run: {message}")
+            self.rt.bus.publish(Notice.TOOL_FINISHED, self.claim.task_id, turn_id=self.claim.turn_id,
+                                step=row.step, seq=row.seq, name=row.name, status=status)
+        return None
+
+    async def _park_on_holds(self, task: Any, step: int) -> str:
+        """The model has nothing more to do while calls are held: the turn waits for their cards."""
+        refs = [{"kind": "gate", "ref": gate} for gate in (self._held or {}).values() if gate]
+        async with self.ledger.fenced(self.claim) as conn:
+            await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
+        await self.ledger.suspend(self.claim, "step", f"{self.claim.turn_id}/{step}", "waiting_gate", refs)
+        self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
+        await self.rt.poke(self.claim.turn_id)
+        return "suspended"
 
     async def _nothing_to_ask(self, task: Any) -> bool:
         """Decide before asking the model again (runtime/decision.py): when only a human checkpoint is next

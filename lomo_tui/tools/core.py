@@ -97,8 +97,8 @@ def register(reg: Registry) -> None:
                                             {"label": "Keep it", "consequence": "nothing changes"}],
                                    scope={"description": f"deleting {rel}", "path": rel},
                                    continues="everything else, this task's other work included")
-        if gate.status == "pending":
-            return Suspend("gate", gate.id, "waiting_gate", defer=True)
+        if gate.status == "pending":  # the card covers this deletion only: the task's other work goes on (G4)
+            return Suspend("gate", gate.id, "waiting_gate", defer=True, holds=True)
         if gate.status != "approved" or (gate.resolution or {}).get("option") != 1:
             raise ToolError(f"the creator kept {rel}; do not delete it")
         return await workspace.delete(rel, ctx.task_id)

@@ -135,7 +135,7 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
         plan_gate = (await conn.execute(select(s.gates.c.id).where(
             s.gates.c.task_id == ctx.task_id, s.gates.c.kind == "plan", s.gates.c.status == "pending"))).scalar()
         if plan_gate is not None:  # paid work waits for the plan's approval (the gate's scope)
-            return Suspend("gate", plan_gate, "waiting_gate", defer=True)
+            return Suspend("gate", plan_gate, "waiting_gate", defer=True, holds=True)
         changed = await changed_since_decided(conn, ctx)
         if changed:  # e.g. the creator edited the storyboard while the plan gate waited
             raise ToolError(f"{', '.join(changed)} changed since this step was decided; nothing was ordered or "
@@ -146,8 +146,8 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
         if verdict.allowed:
             return await sv.studio.place(conn, ctx, kind, prompt, params, amount, expected)
         gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
-    if gate.status == "pending":
-        return Suspend("gate", gate.id, "waiting_gate", defer=True)
+    if gate.status == "pending":  # the card covers this order only: the task's other work goes on (G4)
+        return Suspend("gate", gate.id, "waiting_gate", defer=True, holds=True)
     raise ToolError(f"the creator declined spending {amount:.2f} {sv.budget.currency} on this {kind}; "
                     "do not order it again unless they ask", kind="declined")
 

@@ -81,6 +81,7 @@ class Suspend:
     ref: str
     task_status: str  # waiting_gate | waiting_job
     defer: bool = False  # let the step's other calls run first; the turn waits at the end of the step
+    holds: bool = False  # the gate covers only this call (G4): a task's turn goes on without it meanwhile
 
 
 @dataclass
