@@ -107,7 +107,7 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
 
 
 async def _settle(ctx: ToolContext, gate: Any) -> Any:
-    """The main thread does not wait on a card: answering it delivers the message (router.choice)."""
+    """The main thread does not wait on a card: answering it delivers the message (runtime.reactions)."""
     if gate.status == "pending":
         return {"routed": "asked", "gate_id": gate.id, "question": gate.question}
     return {"routed": "answered", "gate_id": gate.id, "status": gate.status}
