@@ -412,9 +412,9 @@ class Ledger:
         t = now()
         async with self.fenced(claim, GUARD_CHECKPOINT, step=step) as conn:
             for seq, name, text in held:
+                key = call_key(claim.turn_id, step, seq)
                 await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="tool",
-                                                     content=text, calls=None, call_id=call_key(claim.turn_id, step, seq),
-                                                     name=name, at=t))
+                                                     content=text, calls=None, call_id=key, name=name, at=t))
 
     async def finish_held(self, claim: Claim, call_id: str, status: str, result: Any, *, ran: bool, step: int,
                           note: str) -> None:
@@ -424,7 +424,8 @@ class Ledger:
         if status != "done":
             result, note = redact_data(result), redact(note)
         async with self.fenced(claim) as conn:
-            await run(conn, FINISH_CALL, dict(id=call_id, status=status, result=_json(result), at=t, ran=1 if ran else 0))
+            await run(conn, FINISH_CALL, dict(id=call_id, status=status, result=_json(result), at=t,
+                                              ran=1 if ran else 0))
             await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="user",
                                                  content=note, calls=None, call_id=None, name=None, at=t))
 
