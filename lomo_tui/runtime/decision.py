@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
+from ..ledger import Ledger
 from ..store import schema as s
 from ..tasks import checklist
 
@@ -131,6 +132,4 @@ async def read_state(conn: AsyncConnection, task_id: str) -> TaskState:
 async def record(conn: AsyncConnection, task_id: str, turn_id: str | None, decision: Decision, *,
                  at: str) -> None:
     """The decision as a `run_decided` event (AT: where it was made: turn_end, step, gate_answered)."""
-    from ..ledger import Ledger
-
     await Ledger.event(conn, "run_decided", task_id, turn_id, at=at, **decision.event())

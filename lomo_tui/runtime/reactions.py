@@ -64,8 +64,9 @@ class Reactions:
         elif verdict.status in ("done", "blocked"):
             await ledger.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                                reason=verdict.reason)
-        await decision.record(conn, claim.task_id, claim.turn_id,
-                              decision.decide(await decision.read_state(conn, claim.task_id)), at="turn_end")
+        if task.kind != "main":  # the main thread runs only for a message: nothing automatic to decide
+            await decision.record(conn, claim.task_id, claim.turn_id,
+                                  decision.decide(await decision.read_state(conn, claim.task_id)), at="turn_end")
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
