@@ -23,7 +23,7 @@ from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
 from ..store.engine import DiskFull, fetch
-from ..tasks import stopcheck
+from ..tasks import checklist, stopcheck
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
 from . import context, decision
@@ -291,7 +291,7 @@ class TurnRunner:
         finished_last = False
         failed = False
         deferred: list[Suspend] = []
-        held: list[tuple[int, str, Suspend]] = []
+        held: list[tuple[int, str, Suspend, dict[str, Any]]] = []
         for seq, call in enumerate(planned):
             row = calls.get(seq)
             if row is not None and row.status in TERMINAL_CALL:
@@ -326,7 +326,7 @@ class TurnRunner:
             status, result = await self._invoke(tool, ctx, args)
             if isinstance(result, Suspend):
                 if result.holds and task.kind == "persistent":  # G4: the card waits; the task's other work goes on
-                    held.append((seq, name, result))
+                    held.append((seq, name, result, args))
                     continue
                 if result.defer:
                     deferred.append(result)
@@ -351,6 +351,8 @@ class TurnRunner:
         if held:
             await self._hold(step, held)
             finished_last = True
+            if not await self._work_besides(task, held):
+                return await self._park_on_holds(task, step)
         tools = [self.rt.registry.get(c["name"]) for c in planned]
         if planned and (await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned))
                         or failed and await self._failing_again(task)):
@@ -368,15 +370,27 @@ class TurnRunner:
                 await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
         return "continue"
 
-    async def _hold(self, step: int, held: list[tuple[int, str, Suspend]]) -> None:
+    async def _hold(self, step: int, held: list[tuple[int, str, Suspend, dict[str, Any]]]) -> None:
         """Record the step's held calls: the model hears each waits on its card and runs by itself once answered."""
         self._held = dict(self._held or {})
         notes = []
-        for seq, name, wait in held:
+        for seq, name, wait, _ in held:
             self._held[call_key(self.claim.turn_id, step, seq)] = wait.ref
             notes.append((seq, name, json.dumps({"held": True, "gate_id": wait.ref, "note": HELD_NOTE},
                                                 ensure_ascii=False)))
         await self.ledger.hold_calls(self.claim, step, notes)
+
+    async def _work_besides(self, task: Any, held: list[tuple[int, str, Suspend, dict[str, Any]]]) -> bool:
+        """Whether the task has open checklist work the held calls do not cover (then the turn goes on; else it
+        waits for their cards — a model is not asked to find work where the plan names none)."""
+        async with self.rt.db.read() as conn:
+            steps = await checklist.items(conn, task.id)
+            covered = set()
+            for *_, args in held:
+                if args.get("step") is not None:
+                    item = await checklist.find(conn, task.id, args["step"])
+                    covered.add(item.id if item else None)
+        return any(i.state in checklist.OPEN and not i.needs_confirmation and i.id not in covered for i in steps)
 
     async def _run_held(self, step: int) -> str | None:
         """Before the model decides STEP: run the held calls whose cards were answered (the creator approved:
