@@ -61,6 +61,7 @@ class TurnRunner:
         self._reading: list[str] = []  # the inbox messages the step being decided reads
         self._task_kind: str | None = None
         self._held: dict[str, str] | None = None  # held calls (key -> gate id) of this turn; None: not read yet
+        self._held_idle = 0  # steps in a row that only held calls
 
     async def run(self) -> str:
         """Run steps until the turn completes, suspends, fails or is fenced. Returns how it ended."""
@@ -351,7 +352,8 @@ class TurnRunner:
         if held:
             await self._hold(step, held)
             finished_last = True
-            if not await self._work_besides(task, held):
+            self._held_idle = self._held_idle + 1 if len(held) == len(planned) else 0
+            if self._held_idle > 1 or not await self._work_besides(task, held):  # nothing else, or re-ordering
                 return await self._park_on_holds(task, step)
         tools = [self.rt.registry.get(c["name"]) for c in planned]
         if planned and (await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned))
