@@ -181,8 +181,14 @@ class TurnRunner:
             task = None
         prestarted: frozenset[int] = frozenset()
         if decision is None:
-            if await self._run_held(step) == "suspended":
+            held = await self._run_held(step)
+            if held == "suspended":
                 return "suspended"
+            if held == "ran" and await self._nothing_to_ask(task or await self._task_row()):  # J3/D3 again
+                await self.ledger.complete_turn(self.claim, step - 1)
+                self.rt.bus.publish(Notice.TURN_COMPLETED, self.claim.task_id, turn_id=self.claim.turn_id, reply=None)
+                self.rt.after_commit_wake(self.claim.task_id)
+                return "completed"
             if self._steps >= MAX_STEPS:
                 raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
             committed = await self._decide(step)
@@ -394,7 +400,7 @@ class TurnRunner:
                     covered.add(item.id if item else None)
         return any(i.state in checklist.OPEN and not i.needs_confirmation and i.id not in covered for i in steps)
 
-    async def _run_held(self, step: int) -> str | None:
+    async def _run_held(self, step: int) -> str | None:  # "suspended" | "ran" | None
         """Before the model decides STEP: run the held calls whose cards were answered (the creator approved:
         the order goes ahead with its own key; declined: the call fails as declined). A held call that now
         waits on its job parks the turn until the job settles."""
@@ -410,6 +416,7 @@ class TurnRunner:
             rows = (await conn.execute(select(s.tool_calls).where(
                 s.tool_calls.c.id.in_(list(self._held)), s.tool_calls.c.status == "started"))).all()
         self._held = {}
+        ran = None
         for row in rows:
             tool = self.rt.registry.get(row.name)
             args = json.loads(row.arguments) if isinstance(row.arguments, str) else dict(row.arguments or {})
@@ -431,7 +438,12 @@ class TurnRunner:
                                                f"answer, has run: {message}")
             self.rt.bus.publish(Notice.TOOL_FINISHED, self.claim.task_id, turn_id=self.claim.turn_id,
                                 step=row.step, seq=row.seq, name=row.name, status=status)
-        return None
+            ran = "ran"
+        return ran
+
+    async def _task_row(self) -> Any:
+        async with self.rt.db.read() as conn:
+            return (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
 
     async def _park_on_holds(self, task: Any, step: int) -> str:
         """The model has nothing more to do while calls are held: the turn waits for their cards."""
