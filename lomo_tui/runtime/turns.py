@@ -368,7 +368,8 @@ class TurnRunner:
             self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
             self.rt.after_commit_wake(task.id)
             return "completed"
-        if planned and await self._nothing_to_ask(task):  # J3/D3: the next step needs no model call
+        changed = any(t is not None and t.side_effect != "read" for t in tools)  # a read moves no checklist or job
+        if changed and await self._nothing_to_ask(task):  # J3/D3: the next step needs no model call
             await self.ledger.complete_turn(self.claim, step)
             self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=None)
             self.rt.after_commit_wake(task.id)
