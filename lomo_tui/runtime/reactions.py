@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, select, update
 
 from ..governance import gates
-from ..ledger import Claim, Ledger, ensure_turn, now
+from ..ledger import TERMINAL_TASK, Claim, Ledger, ensure_turn, now
 from ..router import deterministic, index, memory
 from ..store import schema as s
 from ..store.engine import Database
@@ -33,8 +33,6 @@ from . import decision
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
-
-TERMINAL_TASK = ("done", "failed", "stopped")
 
 
 class Reactions:
