@@ -40,7 +40,7 @@ from sqlalchemy import insert, select, text, update  # noqa: E402
 from lomo_tui import memory  # noqa: E402
 from lomo_tui.memory import service, store  # noqa: E402
 from lomo_tui.memory.extract import fingerprint  # noqa: E402
-from lomo_tui.runtime.ledger import Ledger  # noqa: E402
+from lomo_tui.ledger import Ledger  # noqa: E402
 from lomo_tui.store import migrate  # noqa: E402
 from lomo_tui.store import schema as s  # noqa: E402
 from lomo_tui.store.engine import Database  # noqa: E402

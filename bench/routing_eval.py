@@ -45,7 +45,7 @@ if str(ROOT) not in sys.path:
 from sqlalchemy import func, select, update  # noqa: E402
 
 from lomo_tui.config import load_settings  # noqa: E402
-from lomo_tui.governance.gates import resolve_gate  # noqa: E402
+from lomo_tui.runtime.reactions import resolve_gate  # noqa: E402
 from lomo_tui.models import ModelReply, make_model  # noqa: E402
 from lomo_tui.language import detect_language  # noqa: E402
 from lomo_tui.router import index  # noqa: E402

@@ -166,7 +166,7 @@ async def _ours_check(rt: Any, turn_id: str, steps: int) -> str:
 
 async def ours_ledger_run(root: Path, steps: int) -> dict[str, Any]:
     """The same N steps through the bare Ledger: commit_decision with the call started, finish_call (fenced)."""
-    from lomo_tui.runtime.ledger import Ledger, StartedCall
+    from lomo_tui.ledger import Ledger, StartedCall
     from lomo_tui.store import migrate
     from lomo_tui.store.engine import Database
 

@@ -624,7 +624,8 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                 s.messages.c.task_id == task_id, s.messages.c.id < oldest,
                 s.messages.c.role.in_(("user", "assistant")), s.messages.c.content.is_not(None),
                 s.messages.c.content != ""))).scalar() or 0
-        items = [StreamItem(f"m:{r.id}", r.role, r.content or "", r.created_at, task_id) for r in rows]
+        items = [StreamItem(f"m:{r.id}", "assistant" if r.name == "lomo" else r.role, r.content or "", r.created_at,
+                            task_id) for r in rows]  # a note from the runtime (a held call ran) is Lomo's, not yours
         if before is None:
             pending = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all()

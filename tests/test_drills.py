@@ -14,7 +14,7 @@ from lomo_tui.config import load_settings
 from lomo_tui.errors import LomoError
 from lomo_tui.models.base import ModelRequest
 from lomo_tui.models.local import Planner
-from lomo_tui.runtime.ids import new_id
+from lomo_tui.base.ids import new_id
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import drills  # noqa: E402 — bench/ is not a package

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from conftest import LomoEnv
 from lomo_tui import metrics, views
-from lomo_tui.governance.gates import resolve_gate
+from lomo_tui.runtime.reactions import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from lomo_tui.tasks import checklist, evidence, verify

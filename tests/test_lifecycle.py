@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import insert, select
 
 from conftest import LomoEnv
-from lomo_tui.runtime.bus import Bus, Notice
+from lomo_tui.base.bus import Bus, Notice
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from lomo_tui.tasks import stopcheck
@@ -212,8 +212,14 @@ async def test_an_expired_job_is_retried_after_a_growing_pause_then_the_task_sto
         await rt.send("make a cover", task)
         assert await rt.run_until_quiescent(120)
         st = await state(rt)
+        async with rt.db.read() as conn:
+            decided = list((await conn.execute(select(s.events.c.data).where(
+                s.events.c.task_id == task, s.events.c.type == "run_decided").order_by(s.events.c.id))).scalars())
     finally:
         await rt.close()
+    backoffs = [d for d in decided if d["hint"] == "backoff"]  # each recorded with its time (#16 §4)
+    assert len(backoffs) == stopcheck.TRANSIENT_LIMIT - 1 and {d["action"] for d in backoffs} == {"wait"}
+    assert all(a["until"] < b["until"] for a, b in zip(backoffs, backoffs[1:]))
     jobs = sorted(st["jobs"], key=lambda j: j.created_at)
     assert [j.status for j in jobs] == ["expired"] * stopcheck.TRANSIENT_LIMIT
     for n, (failed, retried) in enumerate(zip(jobs, jobs[1:])):  # each retry waited out its back-off

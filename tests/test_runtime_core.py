@@ -16,7 +16,7 @@ from conftest import LomoEnv, async_wait_for, wait_for
 from lomo_tui.config import load_settings
 from lomo_tui.errors import LomoError
 from lomo_tui.faults import Faults
-from lomo_tui.runtime.ledger import Ledger
+from lomo_tui.ledger import Ledger
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import migrate
 from lomo_tui.store import schema as s
@@ -106,7 +106,7 @@ def test_integrity_ok_after_sigkill_mid_transaction(lomo: LomoEnv) -> None:
         import asyncio, sys
         from lomo_tui.store.engine import Database
         from lomo_tui.store import migrate
-        from lomo_tui.runtime.ledger import Ledger
+        from lomo_tui.ledger import Ledger
         async def main():
             db = Database({lomo.db_url!r}); await migrate.upgrade(db); ledger = Ledger(db)
             task = await ledger.create_task("t")

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from conftest import LomoEnv
 from lomo_tui import metrics
-from lomo_tui.governance.gates import resolve_gate
+from lomo_tui.runtime.reactions import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 
@@ -71,14 +71,14 @@ async def test_a_claim_without_evidence_a_repeated_image_and_two_stopped_actions
     try:
         task = await rt.ledger.create_task("Cat")
         await rt.send("draw a cat and caption it", task)
+        assert await rt.run_until_quiescent(60)
+        async with rt.db.read() as conn:
+            gates = {g.kind: g for g in (await conn.execute(select(s.gates).where(
+                s.gates.c.task_id == task, s.gates.c.status == "pending"))).all()}
+        assert set(gates) == {"spend", "irreversible"}  # each card holds only its call (G4): both wait at once
         for kind, approve, option in (("spend", False, None), ("irreversible", True, 2)):  # decline; keep the file
-            assert await rt.run_until_quiescent(60)
-            async with rt.db.read() as conn:
-                gate = (await conn.execute(select(s.gates).where(s.gates.c.task_id == task,
-                                                                 s.gates.c.status == "pending"))).one()
-            assert gate.kind == kind
-            await resolve_gate(rt.db, gate.id, approve=approve, option=option, by="creator:test")
-            await rt.sweep()
+            await resolve_gate(rt.db, gates[kind].id, approve=approve, option=option, by="creator:test")
+        await rt.sweep()
         assert await rt.run_until_quiescent(60)
         async with rt.db.read() as conn:
             doc = await metrics.compute(conn, task_id=task)

@@ -9,7 +9,8 @@ from sqlalchemy import insert, update
 
 from conftest import LomoEnv
 from lomo_tui import metrics
-from lomo_tui.governance.gates import open_gate, resolve_gate
+from lomo_tui.governance.gates import open_gate
+from lomo_tui.runtime.reactions import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from lomo_tui.tasks import checklist

@@ -8,8 +8,8 @@ import re
 from sqlalchemy import String
 
 from conftest import LomoEnv
-from lomo_tui.runtime.ids import new_id
-from lomo_tui.runtime.ledger import Ledger
+from lomo_tui.base.ids import new_id
+from lomo_tui.ledger import Ledger
 from lomo_tui.store import migrate, schema
 from lomo_tui.store.engine import Database
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from conftest import LomoEnv
-from lomo_tui.governance.gates import resolve_gate
+from lomo_tui.runtime.reactions import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 

@@ -74,7 +74,7 @@ async def agent_writes(rt: Runtime, task: str, rel: str, seconds: float) -> dict
     n = 0
     while time.monotonic() < deadline:
         n += 1
-        ctx = ToolContext(rt, claim, 1, n, f"race/{n}")  # type: ignore[arg-type]
+        ctx = ToolContext(rt.tool_services(), claim, 1, n, f"race/{n}")  # type: ignore[arg-type]
         try:
             read = await rt.registry.get("read_file").fn(ctx, path=rel)
             if n % 2:
@@ -245,7 +245,7 @@ async def test_on_postgresql_appends_racing_another_processs_watcher_are_all_don
         while time.monotonic() < deadline:
             n = len(lines) + 1
             try:
-                await rt.registry.get("append_file").fn(ToolContext(rt, claim, 1, n, f"append/{n}"),  # type: ignore
+                await rt.registry.get("append_file").fn(ToolContext(rt.tool_services(), claim, 1, n, f"append/{n}"),  # type: ignore
                                                         path="log.md", text=f"line {n}\n")
             except Exception as exc:  # noqa: BLE001 — every failure is the defect under test
                 failures.append(f"{type(exc).__name__}: {exc}"[:200])

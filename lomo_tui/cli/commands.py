@@ -139,10 +139,10 @@ async def inspect(settings: Any, args: argparse.Namespace) -> int:
 
 
 async def task_command(settings: Any, args: argparse.Namespace) -> int:
-    from ..runtime.ledger import Ledger
+    from ..runtime.reactions import reacting_ledger
 
     async with _database(settings) as db:
-        ledger = Ledger(db, settings.lease_seconds)
+        ledger = reacting_ledger(db, settings.lease_seconds, settings.time_scale)
         await ledger.main_task_id()
         if args.task_command == "new":
             task_id = await ledger.create_task(args.title, kind="persistent", brief=args.brief)

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 from ..store.engine import fetch
-from ..tools.registry import Registry, Tool
 from . import domains as tool_domains
 from . import summaries
 from .budget import Budget
 from .history import Entry, History, Segment
 from .tokens import MESSAGE_OVERHEAD, estimate, message_tokens, tools_tokens
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: the tools package stands on this one (tools/context.py)
+    from ..tools.registry import Registry, Tool
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 OFFLINE_MODELS = ("lomo/local", "lomo/replay")

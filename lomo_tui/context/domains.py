@@ -4,9 +4,10 @@ At a summary boundary the history that loaded a domain is summarised and the dom
 Visibility is never permission: governance still decides what executes."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from ..tools.registry import Registry, Tool
+if TYPE_CHECKING:  # types only: the tools package stands on this one (tools/context.py)
+    from ..tools.registry import Registry, Tool
 
 OPEN_STEP = ("pending", "active")
 

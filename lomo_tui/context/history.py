@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..runtime.ids import call_key
+from ..base.ids import call_key
 from . import outputs
 from .tokens import MESSAGE_OVERHEAD, estimate, message_text
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from ..errors import LomoError, UnknownId
+from ..base.ids import new_id
 from ..language import message
-from ..runtime.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
 from .. import clock

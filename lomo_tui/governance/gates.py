@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, select, update
 
 from ..errors import LomoError, UnknownId
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from ..store.engine import Database
 from .budget import grant
@@ -63,56 +63,42 @@ def _unavailable(gate_id: str, row: Any) -> LomoError:
     return LomoError(f"gate {gate_id} is already {row.status}; nothing changed")
 
 
-async def resolve_gate(db: Database, gate_id: str, *, approve: bool, option: int | None = None,
-                       by: str = "creator:cli") -> Any:
-    """Approve (optionally choosing OPTION, 1-based) or reject a pending gate. Raises if unknown, resolved
-    or expired. The resolution is a conditional update from `pending`: of several concurrent answers one
-    changes the row, and only that one grants and sets things going."""
-    async with db.write() as conn:
-        row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).first()
-        if row is None:
-            raise UnknownId(f"no gate with id {gate_id!r}; `lomo gates` lists the pending ones")
-        if row.status == "pending" and row.deadline is not None and row.deadline <= clock.now():
-            await expire_gate(conn, row, "its deadline passed", row.scope and row.scope.get("on_expiry") or "")
-            row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
-        if row.status != "pending":
-            raise _unavailable(gate_id, row)
-        options = row.options or []
-        if option is not None and not 1 <= option <= max(len(options), 1):
-            raise LomoError(f"gate {gate_id} has {len(options)} option(s); choose 1–{len(options)}")
-        chosen = (option or 1) if approve else None
-        label = options[chosen - 1]["label"] if approve and options else None
-        resolution = {"approved": approve, "option": chosen, "label": label}
-        changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate_id, s.gates.c.status == "pending")
-                                     .values(status="approved" if approve else "rejected", resolved_at=clock.now(),
-                                             resolution=resolution, resolved_by=by))
-        if changed.rowcount != 1:  # another answer (or a stop) got there first
-            latest = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
-            raise _unavailable(gate_id, latest)
-        if approve:
-            await grant(conn, gate=row, by=by)
-        resolved = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
-        from ..router import choice
-        from ..runtime.ledger import ensure_turn
-        from ..tasks.stopcheck import on_checkpoint_resolved
-
-        if resolved.kind == "clarify":
-            await choice.apply(conn, resolved, approve, by)
-        continue_task = await on_checkpoint_resolved(conn, resolved, approve)
-        if continue_task is not None and await _may_run(conn, continue_task):
-            await ensure_turn(conn, continue_task)
-            await conn.execute(update(s.tasks).where(s.tasks.c.id == continue_task).values(
-                status="active", status_reason="", updated_at=clock.now()))
-        await conn.execute(insert(s.events).values(type="gate_resolved", at=clock.now(), task_id=row.task_id,
-                                                   turn_id=row.turn_id,
-                                                   data={"gate_id": gate_id, "approved": approve, "by": by}))
-        return (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
+async def answer_gate(conn: AsyncConnection, gate_id: str, *, approve: bool, option: int | None = None,
+                      by: str = "creator:cli") -> Any:
+    """Record the creator's answer to a pending gate: approve (optionally choosing OPTION, 1-based) or reject.
+    Raises if unknown, resolved or expired. The resolution is a conditional update from `pending`: of several
+    concurrent answers one changes the row, and only that one grants. Returns the resolved gate; what it sets
+    going is the runtime's (runtime/reactions.py `resolve_gate`)."""
+    row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).first()
+    if row is None:
+        raise UnknownId(f"no gate with id {gate_id!r}; `lomo gates` lists the pending ones")
+    if row.status == "pending" and row.deadline is not None and row.deadline <= clock.now():
+        await expire_gate(conn, row, "its deadline passed", row.scope and row.scope.get("on_expiry") or "")
+        row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
+    if row.status != "pending":
+        raise _unavailable(gate_id, row)
+    options = row.options or []
+    if option is not None and not 1 <= option <= max(len(options), 1):
+        raise LomoError(f"gate {gate_id} has {len(options)} option(s); choose 1–{len(options)}")
+    chosen = (option or 1) if approve else None
+    label = options[chosen - 1]["label"] if approve and options else None
+    resolution = {"approved": approve, "option": chosen, "label": label}
+    changed = await conn.execute(update(s.gates).where(s.gates.c.id == gate_id, s.gates.c.status == "pending")
+                                 .values(status="approved" if approve else "rejected", resolved_at=clock.now(),
+                                         resolution=resolution, resolved_by=by))
+    if changed.rowcount != 1:  # another answer (or a stop) got there first
+        latest = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
+        raise _unavailable(gate_id, latest)
+    if approve:
+        await grant(conn, gate=row, by=by)
+    return (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).one()
 
 
-async def _may_run(conn: AsyncConnection, task_id: str) -> bool:
-    """Only the creator's resume restarts a stopped or archived task."""
-    row = (await conn.execute(select(s.tasks.c.status, s.tasks.c.archived).where(s.tasks.c.id == task_id))).first()
-    return row is not None and row.status != "stopped" and not row.archived
+async def record_resolved(conn: AsyncConnection, gate: Any, approve: bool, by: str) -> None:
+    """The `gate_resolved` event (after what the answer set going, so the log reads cause then effect)."""
+    await conn.execute(insert(s.events).values(type="gate_resolved", at=clock.now(), task_id=gate.task_id,
+                                               turn_id=gate.turn_id,
+                                               data={"gate_id": gate.id, "approved": approve, "by": by}))
 
 
 async def expire_gate(conn: AsyncConnection, gate: Any, reason: str, instead: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from ..errors import LomoError, UnknownId
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from . import store
 from .listing import memory_rows

@@ -24,9 +24,10 @@ from typing import Any, Iterable
 from sqlalchemy import insert, select, text, update
 
 from ..faults import Faults
+from ..governance.gates import open_gate
 from ..language import keywords
 from ..router.index import dialect_name
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from . import store
 from .extract import clauses, cues, extract_local, fingerprint, normalise
@@ -75,8 +76,6 @@ async def match_query(conn: Any, query: str) -> list[Any]:
 async def open_forget_gate(db: Any, query: str, *, task_id: str | None, message_id: str) -> tuple[str | None, str | None]:
     """From the stream: an irreversible gate listing what would go. (forget id, gate id), or (None, None)
     when nothing matches."""
-    from ..governance.gates import open_gate
-
     async with db.write() as conn:
         rows = await match_query(conn, query)
         if not rows:

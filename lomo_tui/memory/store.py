@@ -12,7 +12,7 @@ from sqlalchemy import delete, func, insert, or_, select, text, update
 
 from ..language import keywords
 from ..router.index import dialect_name
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from .extract import Candidate, fingerprint
 from .. import clock

@@ -89,7 +89,7 @@ class Engine:
 
     def __init__(self, ctx: Any, graph_path: str, limit: int | None = None) -> None:
         self.ctx = ctx
-        self.rt = ctx.runtime
+        self.rt = ctx.services  # what a tool may use (tools/services.py)
         self.path = graph_path
         self.root: Path = self.rt.settings.workspace
         self.ws = self.rt.studio.workspace_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-
+from ..governance.budget import spent_today
 from . import deterministic, index, memory
 
 if TYPE_CHECKING:
@@ -57,8 +57,6 @@ async def main_context(conn: AsyncConnection, task: Any, pending: list[str],
     if TASK_WORDS.search(text):  # "how many tasks…": counting scans the table, so only when asked
         hints["task_counts"] = await index.status_counts(conn)
     try:
-        from ..governance.budget import spent_today
-
         hints["spent_today"] = await spent_today(conn)
     except Exception:  # noqa: BLE001 — a fact for simple answers, never a reason to fail a step
         pass

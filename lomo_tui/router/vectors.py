@@ -11,7 +11,7 @@ import asyncio
 import hashlib
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import delete, insert, select
 
@@ -19,7 +19,8 @@ from ..store import schema as s
 from .. import clock
 
 if TYPE_CHECKING:
-    from ..runtime.scheduler import Runtime
+    from ..config import Settings
+    from ..store.engine import Database
 
 log = logging.getLogger("lomo.router")
 BATCH = 64
@@ -36,12 +37,19 @@ def task_text(row: Any) -> str:
     return "\n".join(part for part in (row.title, row.goal, row.summary) if part)
 
 
+class VectorsHost(Protocol):
+    """What the task vectors use of the runtime that hosts them."""
+
+    settings: Settings
+    db: Database
+
+
 class TaskVectors:
-    def __init__(self, runtime: "Runtime") -> None:
-        self.rt = runtime
-        section = runtime.settings.section("router")
+    def __init__(self, host: VectorsHost) -> None:
+        self.host = host
+        section = host.settings.section("router")
         self.model: str | None = section.get("embedding_model") or None
-        provider = runtime.settings.section("providers").get((self.model or "").split("/", 1)[0], {})
+        provider = host.settings.section("providers").get((self.model or "").split("/", 1)[0], {})
         self.api_base = section.get("embedding_api_base") or provider.get("api_base")
         self.api_key = provider.get("api_key")
         self.vectors: dict[str, list[float]] = {}
@@ -56,7 +64,7 @@ class TaskVectors:
     async def start(self) -> None:
         if not self.enabled:
             return
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             rows = (await conn.execute(select(s.task_vectors.c.task_id, s.task_vectors.c.vector).where(
                 s.task_vectors.c.model == self.model))).all()
         self.vectors = {r.task_id: list(r.vector) for r in rows}
@@ -75,7 +83,7 @@ class TaskVectors:
             except Exception as exc:  # noqa: BLE001 — retrieval by meaning is a bonus, never a failure
                 log.warning("task vectors not refreshed: %s", exc)
             try:
-                await asyncio.wait_for(self._stop.wait(), timeout=self.rt.settings.watchdog_seconds)
+                await asyncio.wait_for(self._stop.wait(), timeout=self.host.settings.watchdog_seconds)
             except asyncio.TimeoutError:
                 pass
 
@@ -87,7 +95,7 @@ class TaskVectors:
 
     async def refresh(self) -> int:
         """Embed the tasks whose text changed since their vector was made. Returns how many."""
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             tasks = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title, s.tasks.c.goal, s.tasks.c.summary)
                                         .where(s.tasks.c.kind != "main").order_by(s.tasks.c.created_at))).all()
             known = {r.task_id: r.digest for r in (await conn.execute(select(
@@ -101,7 +109,7 @@ class TaskVectors:
         for start in range(0, len(stale), BATCH):
             batch = stale[start:start + BATCH]
             vectors = [unit(v) for v in await self._embed([text for _, text, _ in batch])]
-            async with self.rt.db.write() as conn:
+            async with self.host.db.write() as conn:
                 for (task_id, _, digest), vector in zip(batch, vectors):
                     await conn.execute(delete(s.task_vectors).where(s.task_vectors.c.task_id == task_id))
                     await conn.execute(insert(s.task_vectors).values(task_id=task_id, model=self.model,

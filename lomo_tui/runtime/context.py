@@ -15,10 +15,10 @@ from ..context.history import Entry, Segment
 from ..context.outputs import tool_message
 from ..router.index import refresh_search_text
 from ..store import schema as s
-from .bus import Notice
+from ..base.bus import Notice
 
 if TYPE_CHECKING:
-    from .ledger import Claim
+    from ..ledger import Claim
     from .scheduler import Runtime
 
 __all__ = ["Prompt", "TurnContext", "system_prompt", "tool_message"]

@@ -24,6 +24,7 @@ from ..store import schema as s
 from ..store.engine import Database, DiskFull
 from ..tools import default_registry
 from ..tools.registry import Registry, Tool
+from ..tools.services import Services
 from ..governance import budget
 from ..governance.budget import Budget
 from .. import clock, memory
@@ -35,8 +36,9 @@ from ..router.vectors import TaskVectors
 from ..studio.service import Studio
 from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
-from .bus import Bus, Notice
-from .ledger import Ledger
+from ..base.bus import Bus, Notice
+from ..ledger import Ledger
+from .reactions import Reactions, resolve_gate
 from .space import SpaceWatch
 from .turns import TurnRunner
 
@@ -50,6 +52,8 @@ class Runtime:
         self.settings = settings
         self.db = Database(settings.db_url, sync_window=settings.sync_window)
         self.ledger = Ledger(self.db, settings.lease_seconds, settings.time_scale)
+        self.reactions = Reactions(self.ledger, settings.time_scale)  # what follows what (runtime/reactions.py)
+        self.ledger.reactions = self.reactions
         self.bus = Bus()
         self.faults = Faults(settings.faults)
         self.registry: Registry = default_registry()
@@ -155,10 +159,8 @@ class Runtime:
     async def sweep(self) -> None:
         """Watchdog pass: adopt orphaned inbox messages, requeue settled waits, wake runnable turns,
         fail poisoned ones."""
-        from ..governance.gates import expire_overdue
-
-        for gate in await expire_overdue(self.db):  # a gate past its deadline expires; its turn goes on
-            await self.poke(gate.turn_id)
+        for turn_id in await self.reactions.expire_overdue(self.db):  # a gate past its deadline expires
+            await self.poke(turn_id)
         for turn_id in await self.ledger.adopt_orphans():
             self.wake(turn_id)
         for turn_id in await self.ledger.waiting_turns():
@@ -234,6 +236,12 @@ class Runtime:
         return owner if owner and owner != self.owner and not self.owner_alive(owner) else None
 
     # ---- what the runtime adds to a step ----------------------------------------------------------
+    def tool_services(self) -> Services:
+        """What a tool body may use (tools/services.py), built per call from the runtime's current parts."""
+        return Services(db=self.db, ledger=self.ledger, workspace=self.workspace, studio=self.studio,
+                        budget=self.budget, registry=self.registry, after_commit_wake=self.after_commit_wake,
+                        settings=self.settings, faults=self.faults)
+
     def tools_for(self, task: Any) -> list[Tool]:
         return self.registry.visible("main" if task.kind == "main" else task.kind)
 
@@ -321,10 +329,8 @@ class Runtime:
 
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None,
                            by: str = "creator") -> Any:
-        """The creator answers a gate: record it (governance), then wake whatever it lets go on."""
-        from ..governance.gates import resolve_gate
-
-        gate = await resolve_gate(self.db, gate_id, approve=approve, option=option, by=by)
+        """The creator answers a gate: record it and what it sets going (reactions), then wake that."""
+        gate = await resolve_gate(self.db, gate_id, approve=approve, option=option, by=by, reactions=self.reactions)
         await self.poke(gate.turn_id)
         await self.sweep()  # a clarify answer or a checkpoint may have queued a turn elsewhere
         self._changed.set()

@@ -17,7 +17,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..store.engine import DiskFull, run
-from .bus import Notice
+from ..base.bus import Notice
 from .. import clock
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ with the same key, and a non-idempotent call that started without a result becom
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +22,13 @@ from ..models.base import ModelError, ModelReply, ModelRequest
 from ..router.deterministic import resolve_files
 from ..store import schema as s
 from ..store.engine import DiskFull, fetch
-from ..tasks import stopcheck, transition
+from ..tasks import checklist, stopcheck, transition
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
-from . import context
-from .bus import Notice
-from .ids import call_key
-from .ledger import Claim, StartedCall
+from . import context, decision
+from ..base.bus import Notice
+from ..base.ids import call_key
+from ..ledger import Claim, StartedCall
 from .. import clock
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ TERMINAL_CALL = ("done", "failed", "outcome_unknown")
 OUTCOME_UNKNOWN = ("outcome unknown: this call started before an interruption and may or may not have taken "
                    "effect. Check the current state before doing it again.")
 
+
+HELD_NOTE = ("waiting for the creator's answer on this card, which covers only this call. It runs by itself once "
+             "they answer (do not order it again); go on with the work the card does not cover.")
 
 TASK = "SELECT * FROM tasks WHERE id = :task_id"
 MODEL_CALLS = "SELECT count(*) AS n FROM model_calls"
@@ -56,6 +60,8 @@ class TurnRunner:
         self._steps = 0
         self._reading: list[str] = []  # the inbox messages the step being decided reads
         self._task_kind: str | None = None
+        self._held: dict[str, str] | None = None  # held calls (key -> gate id) of this turn; None: not read yet
+        self._held_idle = 0  # steps in a row that only held calls
 
     async def run(self) -> str:
         """Run steps until the turn completes, suspends, fails or is fenced. Returns how it ended."""
@@ -175,6 +181,14 @@ class TurnRunner:
             task = None
         prestarted: frozenset[int] = frozenset()
         if decision is None:
+            held = await self._run_held(step)
+            if held == "suspended":
+                return "suspended"
+            if held == "ran" and await self._nothing_to_ask(task or await self._task_row()):  # J3/D3 again
+                await self.ledger.complete_turn(self.claim, step - 1)
+                self.rt.bus.publish(Notice.TURN_COMPLETED, self.claim.task_id, turn_id=self.claim.turn_id, reply=None)
+                self.rt.after_commit_wake(self.claim.task_id)
+                return "completed"
             if self._steps >= MAX_STEPS:
                 raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
             committed = await self._decide(step)
@@ -189,6 +203,8 @@ class TurnRunner:
                                     reply=decision.get("content"))
                 self.rt.after_commit_wake(task.id)
                 return "completed"
+            if not decision.get("tool_calls"):  # the model is done but calls are held: wait for their cards
+                return await self._park_on_holds(task, step)
         if task is None:
             async with self.rt.db.read() as conn:
                 task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
@@ -214,7 +230,7 @@ class TurnRunner:
             reply = await self.rt.model.complete(request, on_token=on_token)
         decision = checked_decision(reply.to_decision())
         decision["domains"] = request.hints["tool_domains"]  # what this step may call (E2)
-        finish = not reply.tool_calls
+        finish = not reply.tool_calls and not self._held  # a held call still to run keeps the turn open
         usage = reply.usage
         record = dict(purpose=request.purpose, model=reply.model or self.rt.model.name,
                       prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
@@ -288,6 +304,7 @@ class TurnRunner:
         finished_last = False
         failed = False
         deferred: list[Suspend] = []
+        held: list[tuple[int, str, Suspend, dict[str, Any]]] = []
         for seq, call in enumerate(planned):
             row = calls.get(seq)
             if row is not None and row.status in TERMINAL_CALL:
@@ -298,7 +315,7 @@ class TurnRunner:
             if tool is None or name not in visible:
                 error = f"unknown tool {name!r}" if tool is None else f"{name} is not available to this task"
                 await self._finish(step, seq, name, "failed", {"error": error, "error_kind": "unknown_tool"}, ran=False,
-                                   last=is_last and not deferred)
+                                   last=is_last and not deferred and not held)
                 finished_last = is_last
                 continue
             problem = call.get("invalid") or tool.check(args)
@@ -306,21 +323,24 @@ class TurnRunner:
                 if seq not in prestarted and row is None:
                     await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
                 await self._finish(step, seq, name, "failed", {"error": problem, "error_kind": "invalid_arguments"},
-                                   ran=False, last=is_last and not deferred)
+                                   ran=False, last=is_last and not deferred and not held)
                 finished_last, failed = is_last, True
                 continue
             if row is not None and row.status == "started" and not tool.idempotent:
                 await self._finish(step, seq, name, "outcome_unknown", {"outcome_unknown": True,
                                                                         "message": OUTCOME_UNKNOWN},
-                                   ran=False, last=is_last and not deferred)
+                                   ran=False, last=is_last and not deferred and not held)
                 finished_last = is_last
                 continue
             if seq not in prestarted:  # else its `started` row was committed with the decision
                 await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
             self.rt.faults.hit("after_tool_started")
-            ctx = ToolContext(self.rt, self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
+            ctx = ToolContext(self.rt.tool_services(), self.claim, step, seq, call_key(self.claim.turn_id, step, seq))
             status, result = await self._invoke(tool, ctx, args)
             if isinstance(result, Suspend):
+                if result.holds and task.kind == "persistent":  # G4: the card waits; the task's other work goes on
+                    held.append((seq, name, result, args))
+                    continue
                 if result.defer:
                     deferred.append(result)
                     continue
@@ -330,7 +350,7 @@ class TurnRunner:
                 await self.rt.poke(self.claim.turn_id)  # it may have resolved while we parked
                 return "suspended"
             self.rt.faults.hit("after_tool_effect")
-            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred,
+            await self._finish(step, seq, name, status, result, ran=True, last=is_last and not deferred and not held,
                                durable=tool.side_effect != "read")
             self.rt.faults.hit("after_tool_done")
             finished_last, failed = is_last, failed or status == "failed"
@@ -342,6 +362,12 @@ class TurnRunner:
             self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
             await self.rt.poke(self.claim.turn_id)
             return "suspended"
+        if held:
+            await self._hold(step, held)
+            finished_last = True
+            self._held_idle = self._held_idle + 1 if len(held) == len(planned) else 0
+            if self._held_idle > 1 or not await self._work_besides(task, held):  # nothing else, or re-ordering
+                return await self._park_on_holds(task, step)
         tools = [self.rt.registry.get(c["name"]) for c in planned]
         if planned and (await self.rt.step_ends_turn(task, [t for t in tools if t is not None], len(planned))
                         or failed and await self._failing_again(task)):
@@ -349,10 +375,112 @@ class TurnRunner:
             self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=decision.get("content"))
             self.rt.after_commit_wake(task.id)
             return "completed"
+        changed = any(t is not None and t.side_effect != "read" for t in tools)  # a read moves no checklist or job
+        if changed and await self._nothing_to_ask(task):  # J3/D3: the next step needs no model call
+            await self.ledger.complete_turn(self.claim, step)
+            self.rt.bus.publish(Notice.TURN_COMPLETED, task.id, turn_id=self.claim.turn_id, reply=None)
+            self.rt.after_commit_wake(task.id)
+            return "completed"
         if not finished_last:
             async with self.ledger.fenced(self.claim) as conn:
                 await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
         return "continue"
+
+    async def _hold(self, step: int, held: list[tuple[int, str, Suspend, dict[str, Any]]]) -> None:
+        """Record the step's held calls: the model hears each waits on its card and runs by itself once answered."""
+        self._held = dict(self._held or {})
+        notes = []
+        for seq, name, wait, _ in held:
+            self._held[call_key(self.claim.turn_id, step, seq)] = wait.ref
+            notes.append((seq, name, json.dumps({"held": True, "gate_id": wait.ref, "note": HELD_NOTE},
+                                                ensure_ascii=False)))
+        await self.ledger.hold_calls(self.claim, step, notes)
+
+    async def _work_besides(self, task: Any, held: list[tuple[int, str, Suspend, dict[str, Any]]]) -> bool:
+        """Whether the task has open checklist work the held calls do not cover (then the turn goes on; else it
+        waits for their cards — a model is not asked to find work where the plan names none)."""
+        async with self.rt.db.read() as conn:
+            steps = await checklist.items(conn, task.id)
+            covered = set()
+            for *_, args in held:
+                if args.get("step") is not None:
+                    item = await checklist.find(conn, task.id, args["step"])
+                    covered.add(item.id if item else None)
+        return any(i.state in checklist.OPEN and not i.needs_confirmation and i.id not in covered for i in steps)
+
+    async def _run_held(self, step: int) -> str | None:  # "suspended" | "ran" | None
+        """Before the model decides STEP: run the held calls whose cards were answered (the creator approved:
+        the order goes ahead with its own key; declined: the call fails as declined). A held call that now
+        waits on its job parks the turn until the job settles."""
+        if self._held is None:  # first step of this claim: calls held by an earlier owner of the turn
+            async with self.rt.db.read() as conn:
+                rows = (await conn.execute(select(s.tool_calls.c.id).where(
+                    s.tool_calls.c.turn_id == self.claim.turn_id, s.tool_calls.c.status == "started",
+                    s.tool_calls.c.step < step))).scalars().all()
+            self._held = {key: "" for key in rows}
+        if not self._held:
+            return None
+        async with self.rt.db.read() as conn:
+            rows = (await conn.execute(select(s.tool_calls).where(
+                s.tool_calls.c.id.in_(list(self._held)), s.tool_calls.c.status == "started"))).all()
+        self._held = {}
+        ran = None
+        for row in rows:
+            tool = self.rt.registry.get(row.name)
+            args = json.loads(row.arguments) if isinstance(row.arguments, str) else dict(row.arguments or {})
+            ctx = ToolContext(self.rt.tool_services(), self.claim, row.step, row.seq, row.id)
+            status, result = await self._invoke(tool, ctx, args)
+            if isinstance(result, Suspend):
+                if result.holds:
+                    self._held[row.id] = result.ref  # still waiting for the creator
+                    continue
+                self._held[row.id] = ""
+                await self.ledger.suspend(self.claim, result.kind, result.ref, result.task_status)
+                self.rt.bus.publish(Notice.TURN_SUSPENDED, self.claim.task_id, wait_kind=result.kind,
+                                    wait_ref=result.ref)
+                await self.rt.poke(self.claim.turn_id)
+                return "suspended"
+            message = context.compact_result(result, row.id, self.context.history.large_output_chars)
+            await self.ledger.finish_held(self.claim, row.id, status, result, ran=True, step=step,
+                                          note=f"[Lomo runtime] {row.name} (call {row.id}), held for the creator's "
+                                               f"answer, has run: {message}")
+            self.rt.bus.publish(Notice.TOOL_FINISHED, self.claim.task_id, turn_id=self.claim.turn_id,
+                                step=row.step, seq=row.seq, name=row.name, status=status)
+            ran = "ran"
+        return ran
+
+    async def _task_row(self) -> Any:
+        async with self.rt.db.read() as conn:
+            return (await conn.execute(select(s.tasks).where(s.tasks.c.id == self.claim.task_id))).one()
+
+    async def _park_on_holds(self, task: Any, step: int) -> str:
+        """The model has nothing more to do while calls are held: the turn waits for their cards."""
+        refs = [{"kind": "gate", "ref": gate} for gate in (self._held or {}).values() if gate]
+        async with self.ledger.fenced(self.claim) as conn:
+            await conn.execute(s.turns.update().where(s.turns.c.id == self.claim.turn_id).values(checkpoint=step))
+        await self.ledger.suspend(self.claim, "step", f"{self.claim.turn_id}/{step}", "waiting_gate", refs)
+        self.rt.bus.publish(Notice.TURN_SUSPENDED, task.id, wait_kind="step", wait_ref=f"{self.claim.turn_id}/{step}")
+        await self.rt.poke(self.claim.turn_id)
+        return "suspended"
+
+    async def _nothing_to_ask(self, task: Any) -> bool:
+        """Decide before asking the model again (runtime/decision.py): when only a human checkpoint is next
+        the turn ends and the stop check opens its card; a finished checklist ends a turn the creator did not
+        start (one they did gets the model's answer). Recorded as `run_decided` (at: step)."""
+        if task.kind != "persistent":
+            return False
+        async with self.rt.db.read() as conn:
+            chosen = decision.decide(await decision.read_state(conn, task.id))
+            if chosen.action == "quiet":
+                asked = (await conn.execute(select(s.inbox.c.id).where(
+                    s.inbox.c.consumed_turn == self.claim.turn_id, s.inbox.c.source == "creator").limit(1))).first()
+                if asked is not None:
+                    return False
+        if chosen.action not in ("ask", "quiet"):
+            return False
+        async with self.ledger.fenced(self.claim) as conn:
+            await decision.record(conn, task.id, self.claim.turn_id, chosen, at="step")
+        return True
 
     async def _failing_again(self, task: Any) -> bool:
         """Whether this step's failure repeats an earlier one (or is transient): then the turn ends here and

@@ -16,12 +16,12 @@ import asyncio
 import hashlib
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import insert, select, update
 
-from ..runtime.bus import Notice
-from ..runtime.ids import new_id
+from ..base.bus import Notice
+from ..base.ids import new_id
 from ..store import schema as s
 from ..tasks import evidence as steps_evidence
 from ..workspace.files import atomic_write, replace_if_unchanged
@@ -30,8 +30,12 @@ from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError,
 from .. import clock
 
 if TYPE_CHECKING:
-    from ..runtime.scheduler import Runtime
-    from ..tools.registry import ToolContext
+    from ..base.bus import Bus
+    from ..config import Settings
+    from ..faults import Faults
+    from ..ledger import Claim, Ledger
+    from ..store.engine import Database
+    from ..workspace.objects import Workspace
 
 log = logging.getLogger("lomo.studio")
 SILENCE_SECONDS = 30.0  # a job that said nothing for this long (× time scale) is polled
@@ -45,12 +49,43 @@ def slug(text: str, limit: int = 40) -> str:
     return out or "untitled"
 
 
+class JobReactions(Protocol):
+    async def job_settled(self, conn: Any, turn_id: str | None) -> bool: ...
+
+
+class StudioHost(Protocol):
+    """What the studio uses of the runtime that hosts it (and nothing more)."""
+
+    settings: Settings
+    db: Database
+    ledger: Ledger
+    bus: Bus
+    faults: Faults
+    workspace: Workspace
+    reactions: JobReactions  # what follows a settled job (runtime/reactions.py)
+
+    def wake(self, turn_id: str) -> None: ...
+
+    def changed(self) -> None: ...
+
+
+class Order(Protocol):
+    """The tool call an order is placed for (a tools.ToolContext)."""
+
+    claim: Claim
+    step: int
+    key: str
+
+    @property
+    def task_id(self) -> str: ...
+
+
 class Studio:
     """A runtime service (start/stop/busy) that owns jobs."""
 
-    def __init__(self, runtime: "Runtime", provider: Provider | None = None) -> None:
-        self.rt = runtime
-        settings = runtime.settings
+    def __init__(self, host: StudioHost, provider: Provider | None = None) -> None:
+        self.host = host
+        settings = host.settings
         section = settings.section("studio")
         self.deadline_seconds = section.get("deadline_seconds")
         self.provider: Provider = provider or choose_provider(settings)
@@ -77,7 +112,7 @@ class Studio:
         if not self.provider.local:
             settling = getattr(self.provider, "settling", None)
             return bool(settling and settling())
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             row = (await conn.execute(select(s.jobs.c.id).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
                 s.jobs.c.status.notin_(tuple(TERMINAL))))).first()
@@ -85,7 +120,7 @@ class Studio:
 
     async def _resume_accepted(self) -> None:
         resume = getattr(self.provider, "resume", None)
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             rows = (await conn.execute(select(s.jobs).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
                 s.jobs.c.status.in_(("queued", "running")), s.jobs.c.provider_job_id.is_not(None)))).all()
@@ -95,7 +130,7 @@ class Studio:
 
     # ---- orders ---------------------------------------------------------------------------------
     async def job_for_key(self, key: str) -> Any:
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             return (await conn.execute(select(s.jobs).where(
                 s.jobs.c.workspace == self.workspace_key, s.jobs.c.idempotency_key == key))).first()
 
@@ -104,10 +139,10 @@ class Studio:
         else a multiple of the embedded studio's expected latency."""
         if self.deadline_seconds:
             return clock.now() + float(self.deadline_seconds)
-        scale = self.rt.settings.time_scale if self.provider.local else 1.0
+        scale = self.host.settings.time_scale if self.provider.local else 1.0
         return clock.now() + max(MIN_DEADLINE * scale, DEADLINE_FACTOR * expected * scale, 1.0)
 
-    async def place(self, conn: Any, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any],
+    async def place(self, conn: Any, ctx: Order, kind: str, prompt: str, params: dict[str, Any],
                     amount: float, expected_latency: float) -> str:
         """Write this call's job row and its charge inside the caller's transaction (the one that checked the
         spend, G8), once per key. Returns the job id; `send` then hands it to the provider."""
@@ -125,7 +160,7 @@ class Studio:
         await conn.execute(insert(s.charges).values(
             id=new_id("chg"), job_id=job_id, task_id=ctx.task_id, amount=amount, idempotency_key=ctx.key,
             status="charged", created_at=t))
-        await self.rt.ledger.event(conn, "job_submitted", ctx.task_id, ctx.claim.turn_id, job_id=job_id,
+        await self.host.ledger.event(conn, "job_submitted", ctx.task_id, ctx.claim.turn_id, job_id=job_id,
                                    kind=kind, amount=amount)
         return job_id
 
@@ -139,8 +174,8 @@ class Studio:
         except ProviderError as exc:
             await self._finish(job_id, "unknown" if exc.unknown else "failed", str(exc), refund=not exc.unknown)
             return await self.job(job_id)
-        self.rt.faults.hit("after_gen_submit")
-        async with self.rt.db.write() as conn:
+        self.host.faults.hit("after_gen_submit")
+        async with self.host.db.write() as conn:
             moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.status == "submitting")
                                        .values(provider_job_id=provider_job_id, status="queued",
                                                updated_at=clock.now()))
@@ -148,19 +183,19 @@ class Studio:
                 await conn.execute(update(s.jobs).where(s.jobs.c.id == job_id, s.jobs.c.provider_job_id.is_(None))
                                    .values(provider_job_id=provider_job_id))
         if moved.rowcount:
-            self.rt.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job_id, status="queued", progress=0.0)
+            self.host.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job_id, status="queued", progress=0.0)
         else:
             await self.settle_cancelled()
         return await self.job(job_id)
 
-    async def submit(self, ctx: "ToolContext", kind: str, prompt: str, params: dict[str, Any], amount: float,
+    async def submit(self, ctx: Order, kind: str, prompt: str, params: dict[str, Any], amount: float,
                      expected_latency: float) -> Any:
         """Place the order for this call (once per key) and charge it (once per key), then send it.
         Paid tools check the spend and place in one transaction instead (tools.media)."""
         existing = await self.job_for_key(ctx.key)
         if existing is not None:
             return await self.recover(existing)
-        async with self.rt.ledger.fenced(ctx.claim) as conn:
+        async with self.host.ledger.fenced(ctx.claim) as conn:
             job_id = await self.place(conn, ctx, kind, prompt, params, amount, expected_latency)
         return await self.send(job_id)
 
@@ -174,7 +209,7 @@ class Studio:
         return job
 
     async def job(self, job_id: str) -> Any:
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             return (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
 
     # ---- events ---------------------------------------------------------------------------------
@@ -185,7 +220,7 @@ class Studio:
             log.exception("studio event %s failed", event)
 
     async def _apply(self, event: JobEvent) -> None:
-        async with self.rt.db.write() as conn:
+        async with self.host.db.write() as conn:
             job = (await conn.execute(select(s.jobs).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.provider_job_id == event.provider_job_id))).first()
             if job is None or event.seq <= job.event_seq:
@@ -203,7 +238,7 @@ class Studio:
                 if not moved.rowcount:
                     return
         if event.status in ("queued", "running"):
-            self.rt.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job.id, status=event.status,
+            self.host.bus.publish(Notice.JOB_PROGRESS, job.task_id, job_id=job.id, status=event.status,
                                 progress=event.progress)
             return
         if job.status == "cancelled":
@@ -224,15 +259,15 @@ class Studio:
             return
         rel = f"renders/{job.kind if job.kind != '3d' else 'meshes'}/{slug(job.prompt)}-{job.id[-6:]}.{ext}"
         wanted = str((job.params or {}).get("output") or "")
-        path = self.rt.settings.workspace / rel
+        path = self.host.settings.workspace / rel
         if wanted.lower().endswith(f".{ext}"):  # the tool's output path (a piece's next version), checked again
             try:
-                path, rel = self.rt.workspace.resolve(wanted)
+                path, rel = self.host.workspace.resolve(wanted)
             except (WorkspaceError, ValueError, OSError):
                 log.warning("job %s: output %r is no longer a workspace path; wrote %s instead", job.id, wanted, rel)
         previous: list[bytes] = []  # the version a remade piece replaces, put back if the transition fails
         params = job.params or {}
-        fallback = self.rt.settings.workspace / f"renders/{job.kind if job.kind != '3d' else 'meshes'}/" \
+        fallback = self.host.settings.workspace / f"renders/{job.kind if job.kind != '3d' else 'meshes'}/" \
             f"{slug(job.prompt)}-{job.id[-6:]}.{ext}"
 
         def store() -> tuple[str, Any, str]:  # one trip to a thread: folder, write, hash of the bytes in hand
@@ -244,19 +279,19 @@ class Studio:
                     previous.extend([before] if before is not None else [])
                     return hashlib.sha256(data).hexdigest(), path, rel
                 log.info("job %s: %s changed since it was ordered; the result goes to a new file", job.id, rel)
-                path, rel = fallback, str(fallback.relative_to(self.rt.settings.workspace))
+                path, rel = fallback, str(fallback.relative_to(self.host.settings.workspace))
                 path.parent.mkdir(parents=True, exist_ok=True)
             elif path.is_file():
                 previous.append(path.read_bytes())
             atomic_write(path, data)
             return hashlib.sha256(data).hexdigest(), path, rel
 
-        workspace = self.rt.workspace
+        workspace = self.host.workspace
         t = clock.now()
         written = False
         refused = ""  # why the result did not check out against its step (J4), if it did not
         try:
-            async with self.rt.db.write() as conn:
+            async with self.host.db.write() as conn:
                 current = (await conn.execute(select(s.jobs.c.status).where(s.jobs.c.id == job.id))).scalar()
                 if current in TERMINAL:
                     settled = current
@@ -277,17 +312,17 @@ class Studio:
                     step = (job.params or {}).get("step")
                     refused = ""
                     if step:  # VALIDATE before the checklist moves (J4)
-                        verdict = await steps_evidence.complete_by_job(conn, self.rt.workspace.root, job, step, rel,
+                        verdict = await steps_evidence.complete_by_job(conn, self.host.workspace.root, job, step, rel,
                                                                        seen.object_id, seen.version)
                         refused = "" if verdict.ok else "the result did not check out: " + "; ".join(verdict.problems)
                     if refused:  # not what was ordered: the job's failure (refunded), which the task hears of
                         await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(
                             status="failed", error=refused))
                         await refund_job(conn, job.id, t)
-                        await self.rt.ledger.event(conn, "job_failed", job.task_id, job.turn_id, job_id=job.id,
+                        await self.host.ledger.event(conn, "job_failed", job.task_id, job.turn_id, job_id=job.id,
                                                    error=refused, refunded=True, path=rel)
                     else:
-                        await self.rt.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id,
+                        await self.host.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id,
                                                    path=rel)
                     requeued = await self._requeue(conn, job.turn_id)
         except BaseException:
@@ -306,20 +341,20 @@ class Studio:
             return
         self._discard(job.provider_job_id)
         if refused:
-            self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, status="failed", error=refused)
+            self.host.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, status="failed", error=refused)
         else:
-            self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
+            self.host.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
         self._woken(job.turn_id, requeued)
 
     async def _requeue(self, conn: Any, turn_id: str | None) -> bool:
         """Queue the job's turn in the transaction that settles the job, so no observer (run-once's quiescence
         check) ever sees the job settled while its turn still waits."""
-        return turn_id is not None and await self.rt.ledger.requeue_if_settled(conn, turn_id)
+        return turn_id is not None and await self.host.reactions.job_settled(conn, turn_id)
 
     def _woken(self, turn_id: str | None, requeued: bool) -> None:
         if requeued and turn_id is not None:
-            self.rt.wake(turn_id)
-            self.rt.changed()
+            self.host.wake(turn_id)
+            self.host.changed()
 
     def _still_working(self, job: Any) -> bool:
         """A local provider still making JOB in this process is not past its deadline (see EmbeddedStudio)."""
@@ -340,7 +375,7 @@ class Studio:
         """End a job in STATUS, conditional on the state read here; events, refund and wake-up follow only
         the transition that happened. Returns whether it happened."""
         t = clock.now()
-        async with self.rt.db.write() as conn:
+        async with self.host.db.write() as conn:
             job = (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
             if job.status in TERMINAL and not (job.status == "unknown" and status == "expired"):
                 return False
@@ -353,11 +388,11 @@ class Studio:
                 return False
             if refund:
                 await refund_job(conn, job_id, t)
-            await self.rt.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
+            await self.host.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
                                        refunded=refund)
             requeued = await self._requeue(conn, job.turn_id)
         self._discard(job.provider_job_id)
-        self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job_id, status=status, error=error)
+        self.host.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job_id, status=status, error=error)
         self._woken(job.turn_id, requeued)
         return True
 
@@ -366,7 +401,7 @@ class Studio:
         """Tell the provider about jobs cancelled in the database (by a stop in any process): the embedded
         studio stops rendering; a provider that cannot cancel is noted on the job, and its late result, if
         it comes, is kept aside."""
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             rows = (await conn.execute(select(s.jobs).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
                 s.jobs.c.status == "cancelled", s.jobs.c.cancel_state == "requested",
@@ -381,14 +416,14 @@ class Studio:
             else:
                 state, note = "unsupported", ("; the provider cannot cancel a job, so a result that still comes "
                                               "is kept aside in .lomo/late/ (not attached)")
-            async with self.rt.db.write() as conn:
+            async with self.host.db.write() as conn:
                 moved = await conn.execute(update(s.jobs).where(
                     s.jobs.c.id == job.id, s.jobs.c.cancel_state == "requested").values(
                     cancel_state=state, error=(job.error or "cancelled") + note, updated_at=clock.now()))
             if moved.rowcount and state == "cancelled":
                 self._discard(job.provider_job_id)
             if moved.rowcount:
-                self.rt.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, status="cancelled")
+                self.host.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, status="cancelled")
 
     async def _keep_aside(self, job: Any, seq: int) -> None:
         """A cancelled job's late result: stored under .lomo/late/, never attached, never progress."""
@@ -398,8 +433,8 @@ class Studio:
             log.info("late result of cancelled job %s could not be fetched: %s", job.id, exc)
             return
         rel = f".lomo/late/{job.id}.{ext}"
-        path = self.rt.settings.workspace / rel
-        async with self.rt.db.write() as conn:
+        path = self.host.settings.workspace / rel
+        async with self.host.db.write() as conn:
             moved = await conn.execute(update(s.jobs).where(
                 s.jobs.c.id == job.id, s.jobs.c.status == "cancelled",
                 s.jobs.c.cancel_state.in_(("requested", "unsupported"))).values(
@@ -411,13 +446,13 @@ class Studio:
                     atomic_write(path, data)
 
                 await asyncio.to_thread(store)
-                await self.rt.ledger.event(conn, "job_result_kept_aside", job.task_id, job.turn_id, job_id=job.id,
+                await self.host.ledger.event(conn, "job_result_kept_aside", job.task_id, job.turn_id, job_id=job.id,
                                            path=rel)
         self._discard(job.provider_job_id)
 
     # ---- reconciliation ---------------------------------------------------------------------------
     async def _reconcile_loop(self) -> None:
-        period = max(0.05, min(self.rt.settings.watchdog_seconds, SILENCE_SECONDS * self.rt.settings.time_scale))
+        period = max(0.05, min(self.host.settings.watchdog_seconds, SILENCE_SECONDS * self.host.settings.time_scale))
         while not self._stop.is_set():
             try:
                 await asyncio.wait_for(self._stop.wait(), timeout=period)
@@ -433,8 +468,8 @@ class Studio:
         their deadline (refunded)."""
         await self.settle_cancelled()
         t = clock.now()
-        silence = SILENCE_SECONDS * self.rt.settings.time_scale
-        async with self.rt.db.read() as conn:
+        silence = SILENCE_SECONDS * self.host.settings.time_scale
+        async with self.host.db.read() as conn:
             rows = (await conn.execute(select(s.jobs).where(
                 s.jobs.c.provider == self.provider.name, s.jobs.c.workspace == self.workspace_key,
                 s.jobs.c.status.in_(("submitting", "queued", "running", "unknown"))))).all()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
 
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from ..store.engine import fetch
 from .. import clock

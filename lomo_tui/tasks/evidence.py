@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from .. import clock
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from . import checklist, verify
 

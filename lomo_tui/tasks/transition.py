@@ -19,7 +19,7 @@ from ..store import schema as s
 from . import checklist, evidence
 
 if TYPE_CHECKING:
-    from ..runtime.ledger import Claim
+    from ..ledger import Claim
     from ..runtime.scheduler import Runtime
 
 STEP_ARG = "step"  # the argument naming the checklist step a call works on (generate_*, complete_step)

@@ -24,11 +24,11 @@ def register(reg: Registry) -> None:
                            "description": "domains to load: images, video, 3d, audio, flows"}}, ["domains"]),
           side_effect="read", idempotent=True)
     async def load_tools(ctx: ToolContext, domains: list[str]) -> dict[str, Any]:
-        known = all_domains(ctx.runtime.registry)
+        known = all_domains(ctx.services.registry)
         unknown = sorted(set(domains) - known)
         if unknown:
             raise ToolError(f"no tool domain {', '.join(unknown)}; the domains are {', '.join(sorted(known))}")
-        names = sorted(t.name for t in ctx.runtime.registry.tools.values() if t.domain in domains)
+        names = sorted(t.name for t in ctx.services.registry.tools.values() if t.domain in domains)
         return {"loaded": sorted(set(domains)), "tools": names, "note": "visible from your next step"}
 
     @tool(reg, "read_output", "Page back a tool result that was too long for the context (its stand-in names "
@@ -40,7 +40,7 @@ def register(reg: Registry) -> None:
           side_effect="read", idempotent=True)
     async def read_output(ctx: ToolContext, id: str, offset: int = 0, limit: int = outputs.PAGE_CHARS
                           ) -> dict[str, Any]:
-        async with ctx.runtime.db.read() as conn:
+        async with ctx.services.db.read() as conn:
             rows = await fetch(conn, OUTPUT, {"id": id, "task_id": ctx.task_id})
         if not rows or rows[0].result is None:
             raise ToolError(f"this task has no stored output {id!r}")
@@ -56,7 +56,7 @@ def register(reg: Registry) -> None:
     async def read_history(ctx: ToolContext, from_message: int, to_message: int) -> dict[str, Any]:
         if to_message < from_message:
             raise ToolError("to_message must not be before from_message")
-        async with ctx.runtime.db.read() as conn:
+        async with ctx.services.db.read() as conn:
             rows = await fetch(conn, HISTORY, {"task_id": ctx.task_id, "first": from_message, "last": to_message})
         lines: list[str] = []
         used = 0

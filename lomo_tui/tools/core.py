@@ -45,7 +45,7 @@ def register(reg: Registry) -> None:
                "limit": _desc(f"characters to return (default {READ_CHARS})", "integer")}, ["path"]),
           side_effect="read", idempotent=True)
     async def read_file(ctx: ToolContext, path: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
-        return page_text(await ctx.runtime.workspace.read(path, ctx.task_id), offset, limit)
+        return page_text(await ctx.services.workspace.read(path, ctx.task_id), offset, limit)
 
     @tool(reg, "write_file", "Create or fully rewrite a workspace file. base_version: the version you read "
           "(null for a new file); refused if the file changed since.",
@@ -53,7 +53,7 @@ def register(reg: Registry) -> None:
               ["path", "content"]),
           side_effect="write", idempotent=True)
     async def write_file(ctx: ToolContext, path: str, content: str, base_version: int | None = None) -> dict[str, Any]:
-        return await ctx.runtime.workspace.write(path, content, base_version, ctx.task_id, ctx.key)
+        return await ctx.services.workspace.write(path, content, base_version, ctx.task_id, ctx.key)
 
     @tool(reg, "edit_file", "Replace exact, unique snippets in a file: `old`/`new`, or `edits` "
           "[{old, new}, ...]; all apply or none.",
@@ -70,14 +70,14 @@ def register(reg: Registry) -> None:
             pairs.insert(0, (old, new or ""))
         if not pairs:
             raise ToolError("edit_file needs old/new or a list of edits")
-        return await ctx.runtime.workspace.edit(path, pairs, base_version, ctx.task_id, ctx.key)
+        return await ctx.services.workspace.edit(path, pairs, base_version, ctx.task_id, ctx.key)
 
     @tool(reg, "append_file", "Append text to a workspace file (notes, logs). Not idempotent: after an "
           "interruption, check the file before appending again.",
           obj({"path": PATH, "text": _desc("text to add at the end of the file")}, ["path", "text"]),
           side_effect="write", idempotent=False)
     async def append_file(ctx: ToolContext, path: str, text: str) -> dict[str, Any]:
-        return await ctx.runtime.workspace.append(path, text, ctx.task_id, ctx.key)
+        return await ctx.services.workspace.append(path, text, ctx.task_id, ctx.key)
 
     @tool(reg, "search_files", "Find text in the workspace's text files (case-insensitive); optional glob "
           "pattern. Returns up to 50 matching lines with their file and line number.",
@@ -86,14 +86,14 @@ def register(reg: Registry) -> None:
     async def search_files(ctx: ToolContext, query: str, pattern: str = "*") -> dict[str, Any]:
         if not query.strip():
             raise ToolError("say what to look for")
-        return {"matches": await ctx.runtime.workspace.search(query, pattern)}
+        return {"matches": await ctx.services.workspace.search(query, pattern)}
 
     @tool(reg, "delete_file", "Delete a workspace file. Irreversible: the creator is always asked first.",
           obj({"path": PATH}, ["path"]), side_effect="irreversible", idempotent=True)
     async def delete_file(ctx: ToolContext, path: str) -> Any:
-        workspace = ctx.runtime.workspace
+        workspace = ctx.services.workspace
         target, rel = workspace.resolve(path)
-        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+        async with ctx.services.ledger.fenced(ctx.claim) as conn:
             lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == ctx.task_id))).scalar() or "en"
             gate = await open_gate(conn, task_id=ctx.task_id, kind="irreversible", dedupe_key=f"delete:{ctx.key}",
                                    question=message("card.delete_question", lang, path=rel), turn_id=ctx.claim.turn_id,
@@ -104,8 +104,8 @@ def register(reg: Registry) -> None:
                                              "consequence": message("card.delete_keep_then", lang)}],
                                    scope={"description": message("card.delete_scope", lang, path=rel), "path": rel},
                                    continues=message("card.delete_continues", lang))
-        if gate.status == "pending":
-            return Suspend("gate", gate.id, "waiting_gate", defer=True)
+        if gate.status == "pending":  # the card covers this deletion only: the task's other work goes on (G4)
+            return Suspend("gate", gate.id, "waiting_gate", defer=True, holds=True)
         if gate.status != "approved" or (gate.resolution or {}).get("option") != 1:
             raise ToolError(f"the creator kept {rel}; do not delete it")
         return await workspace.delete(rel, ctx.task_id)
@@ -117,7 +117,7 @@ def register(reg: Registry) -> None:
           side_effect="read", idempotent=True)
     async def list_files(ctx: ToolContext, pattern: str = "*", offset: int = 0, limit: int = LIST_LIMIT
                          ) -> dict[str, Any]:
-        files = await ctx.runtime.workspace.list(pattern)
+        files = await ctx.services.workspace.list(pattern)
         offset, limit = max(0, int(offset or 0)), max(1, int(limit or LIST_LIMIT))
         page = files[offset:offset + limit]
         result: dict[str, Any] = {"files": page}
@@ -149,7 +149,7 @@ def register(reg: Registry) -> None:
             deadline = clock.now() + float(deadline_minutes) * 60
             scope.update(default=if_unanswered, on_expiry=f"went on with “{if_unanswered}”" if if_unanswered
                          else "went on without an answer")
-        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+        async with ctx.services.ledger.fenced(ctx.claim) as conn:
             lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == ctx.task_id))).scalar() or "en"
             if asked is None:  # the default Yes / No in the task's language
                 options = [message("card.yes", lang), message("card.no", lang)]

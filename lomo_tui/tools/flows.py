@@ -12,7 +12,7 @@ FLOW = {"type": "string", "description": "workspace path of the flow file"}
 
 
 async def _flow_at(ctx: ToolContext, path: str, version: int) -> Any:
-    text = await ctx.runtime.workspace.version_content(path, version)
+    text = await ctx.services.workspace.version_content(path, version)
     if text is None:
         raise ToolError(f"version {version} of {path} is not kept; read_flow it again and redo the edit")
     return parse_flow(text)
@@ -22,7 +22,7 @@ def register(reg: Registry) -> None:
     @tool(reg, "read_flow", "Read a flow (node graph): summary, nodes, and what changed since you last read it.",
           obj({"path": FLOW}, ["path"]), side_effect="read", idempotent=True, domain="flows")
     async def read_flow(ctx: ToolContext, path: str) -> dict[str, Any]:
-        workspace = ctx.runtime.workspace
+        workspace = ctx.services.workspace
         previous = await workspace.last_read(path, ctx.task_id)
         read = await workspace.read(path, ctx.task_id)
         flow = parse_flow(read["content"])
@@ -39,7 +39,7 @@ def register(reg: Registry) -> None:
               ["path", "node_id"]), side_effect="read", idempotent=True,
           domain="flows")
     async def read_flow_node(ctx: ToolContext, path: str, node_id: str) -> dict[str, Any]:
-        read = await ctx.runtime.workspace.read(path, ctx.task_id)
+        read = await ctx.services.workspace.read(path, ctx.task_id)
         node = parse_flow(read["content"]).node(node_id)
         if node is None:
             raise ToolError(f"{path} has no node {node_id!r}")
@@ -53,7 +53,7 @@ def register(reg: Registry) -> None:
                "base_version": {"type": "integer", "description": "the version read_flow returned"}},
               ["path", "edits", "base_version"]), side_effect="write", idempotent=True, domain="flows")
     async def edit_flow_nodes(ctx: ToolContext, path: str, edits: dict[str, Any], base_version: int) -> dict[str, Any]:
-        workspace = ctx.runtime.workspace
+        workspace = ctx.services.workspace
         base = await _flow_at(ctx, path, base_version)
         latest_read = await workspace.read(path, ctx.task_id)
         latest = parse_flow(latest_read["content"])

@@ -70,7 +70,7 @@ async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
     files = []
     for rel in inputs or []:
         try:
-            path, rel = ctx.runtime.workspace.resolve(rel)
+            path, rel = ctx.services.workspace.resolve(rel)
         except (WorkspaceError, ValueError, OSError) as exc:
             raise ToolError(f"input {rel!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
                             kind="bad_input") from None
@@ -91,7 +91,7 @@ def _output(ctx: ToolContext, output: str | None, extensions: tuple[str, ...]) -
     if not output:
         return {}
     try:
-        path, rel = ctx.runtime.workspace.resolve(output)
+        path, rel = ctx.services.workspace.resolve(output)
     except (WorkspaceError, ValueError, OSError) as exc:
         raise ToolError(f"output {output!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
                         kind="bad_input") from None
@@ -105,11 +105,11 @@ def _output(ctx: ToolContext, output: str | None, extensions: tuple[str, ...]) -
 async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], step: str | None = None
                    ) -> Any:
     """The shared body of the generate_* tools. STEP: the checklist step the result completes."""
-    studio = ctx.runtime.studio
+    studio = ctx.services.studio
     job = await studio.job_for_key(ctx.key)
     if job is None:
         if step is not None:
-            async with ctx.runtime.db.read() as conn:
+            async with ctx.services.db.read() as conn:
                 item = await checklist.find(conn, ctx.task_id, step)
             if item is None:
                 raise ToolError(f"this task has no checklist step {step!r}")
@@ -130,26 +130,26 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
     """The placed job's id when the spend may go ahead — checked and charged in one transaction, under the
     spend lock, so no other process can spend the same room (G8); a Suspend on a gate otherwise. Raises if
     declined."""
-    rt = ctx.runtime
-    async with rt.ledger.fenced(ctx.claim) as conn:
+    sv = ctx.services
+    async with sv.ledger.fenced(ctx.claim) as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
         plan_gate = (await conn.execute(select(s.gates.c.id).where(
             s.gates.c.task_id == ctx.task_id, s.gates.c.kind == "plan", s.gates.c.status == "pending"))).scalar()
         if plan_gate is not None:  # paid work waits for the plan's approval (the gate's scope)
-            return Suspend("gate", plan_gate, "waiting_gate", defer=True)
+            return Suspend("gate", plan_gate, "waiting_gate", defer=True, holds=True)
         changed = await changed_since_decided(conn, ctx)
         if changed:  # e.g. the creator edited the storyboard while the plan gate waited
             raise ToolError(f"{', '.join(changed)} changed since this step was decided; nothing was ordered or "
                             "charged. Re-read it and order again with what it says now")
         await hold_spending(conn)
-        verdict = await check_spend(conn, rt.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
+        verdict = await check_spend(conn, sv.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
                                     amount=amount, lang=task.language or "en")
         if verdict.allowed:
-            return await rt.studio.place(conn, ctx, kind, prompt, params, amount, expected)
+            return await sv.studio.place(conn, ctx, kind, prompt, params, amount, expected)
         gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
-    if gate.status == "pending":
-        return Suspend("gate", gate.id, "waiting_gate", defer=True)
-    raise ToolError(f"the creator declined spending {amount:.2f} {rt.budget.currency} on this {kind}; "
+    if gate.status == "pending":  # the card covers this order only: the task's other work goes on (G4)
+        return Suspend("gate", gate.id, "waiting_gate", defer=True, holds=True)
+    raise ToolError(f"the creator declined spending {amount:.2f} {sv.budget.currency} on this {kind}; "
                     "do not order it again unless they ask", kind="declined")
 
 
@@ -169,7 +169,7 @@ async def _spend_gate(ctx: ToolContext, conn: Any, task: Any, kind: str, prompt:
                       reason: str) -> Any:
     """The step's spend card: paid calls of one step that need approval share one card (G4: batched), so
     four posters over the limit are one question, not four. Approving it authorises each call's key."""
-    currency = ctx.runtime.budget.currency
+    currency = ctx.services.budget.currency
     batch_key = f"spend:{ctx.claim.turn_id}/{ctx.step}"
     batch = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == batch_key))).first()
     if batch is not None and batch.status != "pending":

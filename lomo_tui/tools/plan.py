@@ -85,11 +85,11 @@ def register(reg: Registry) -> None:
           side_effect="write", idempotent=True)
     async def update_plan(ctx: ToolContext, brief: str | None = None, steps: list[dict[str, Any]] | None = None
                           ) -> dict[str, Any]:
-        rt = ctx.runtime
-        async with rt.ledger.fenced(ctx.claim) as conn:
+        sv = ctx.services
+        async with sv.ledger.fenced(ctx.claim) as conn:
             task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == ctx.task_id))).one()
             if task.kind == "lightweight" and steps:  # a one-shot that grew into multi-step work (A2)
-                await rt.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
+                await sv.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
             if brief is not None:
                 await goals.revise(conn, ctx.task_id, brief=brief, who="agent", why="the plan was revised",
                                    message_id=await goals.prompting_message(conn, ctx.task_id, ctx.claim.turn_id,
@@ -106,9 +106,9 @@ def register(reg: Registry) -> None:
                 cost = round(sum(each), 2)
                 result["estimate"] = cost
                 await supersede_plan_gates(conn, ctx.task_id, f"plan:{ctx.key}")
-                if task.autonomy != "ask" and await needs_approval(conn, rt.budget, ctx.task_id, each):
+                if task.autonomy != "ask" and await needs_approval(conn, sv.budget, ctx.task_id, each):
                     lang = task.language or "en"
-                    money = {"amount": f"{cost:.2f}", "currency": rt.budget.currency}
+                    money = {"amount": f"{cost:.2f}", "currency": sv.budget.currency}
                     rest = len(each) < len(quotes(steps))
                     gate = await open_gate(
                         conn, task_id=ctx.task_id, kind="plan", dedupe_key=f"plan:{ctx.key}",
@@ -123,7 +123,7 @@ def register(reg: Registry) -> None:
                         continues=message("card.plan_continues", lang))
                     result["plan_gate"] = gate.id
                     result["note"] = "paid steps wait for the creator to approve the plan; unpaid work can go on"
-            await rt.ledger.event(conn, "plan_updated", ctx.task_id, ctx.claim.turn_id,
+            await sv.ledger.event(conn, "plan_updated", ctx.task_id, ctx.claim.turn_id,
                                   steps=len(steps or []), brief=brief is not None)
         return result or {"ok": True}
 
@@ -138,8 +138,8 @@ def register(reg: Registry) -> None:
           side_effect="write", idempotent=True, kinds=("persistent",))
     async def complete_step(ctx: ToolContext, step: str, evidence: str = "", artifacts: list[str] | None = None
                             ) -> dict[str, Any]:
-        rt = ctx.runtime
-        async with rt.ledger.fenced(ctx.claim) as conn:
+        sv = ctx.services
+        async with sv.ledger.fenced(ctx.claim) as conn:
             item = await checklist.find(conn, ctx.task_id, step)
             if item is None:
                 raise ToolError(f"this task has no step {step!r}")
@@ -147,7 +147,7 @@ def register(reg: Registry) -> None:
                 raise ToolError(f"step {item.position} needs the creator's confirmation; the runtime asks them")
             if item.state == "done":
                 return {"step": item.id, "state": "done", "evidence": item.evidence}
-            verdict = await steps_evidence.claim(conn, rt.workspace, ctx.task_id, item.id, artifacts or [],
+            verdict = await steps_evidence.claim(conn, sv.workspace, ctx.task_id, item.id, artifacts or [],
                                                  note=evidence, turn_id=ctx.claim.turn_id)
         if not verdict.ok:  # the refusal is on the record (committed above); the step did not move
             raise ToolError(f"step {item.position} was not marked done: {'; '.join(verdict.problems)}",

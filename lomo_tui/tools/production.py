@@ -26,7 +26,7 @@ BASE = {"type": ["integer", "null"], "description": "the version of OUTPUT you r
 
 def _source(ctx: ToolContext, rel: str, what: str) -> Path:
     try:
-        path, rel = ctx.runtime.workspace.resolve(rel)
+        path, rel = ctx.services.workspace.resolve(rel)
     except (WorkspaceError, ValueError, OSError) as exc:
         raise ToolError(f"{what} {rel!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
                         kind="bad_input") from None
@@ -58,7 +58,7 @@ def register(reg: Registry) -> None:
             raise ToolError(f"the film was not made: {plain_error(str(exc), 'a clip could not be read')}",
                             kind="bad_input") from None
         target = output if film.format == wanted else f"{stem}.{film.format}"
-        written = await ctx.runtime.workspace.write_bytes(target, film.data, base_version, ctx.task_id, ctx.key)
+        written = await ctx.services.workspace.write_bytes(target, film.data, base_version, ctx.task_id, ctx.key)
         result: dict[str, Any] = dict(written, format=film.format, seconds=round(film.seconds, 3),
                                       frames=film.frames, fps=film.fps, shots=[round(d, 3) for d in film.shots],
                                       audio=film.audio)
@@ -88,7 +88,7 @@ def register_graph(reg: Registry) -> None:
 
         if not path.endswith(".flow.json"):
             raise ToolError(f"the graph {path!r} must be a .flow.json file", kind="bad_input")
-        read = await ctx.runtime.workspace.read(storyboard, ctx.task_id)
+        read = await ctx.services.workspace.read(storyboard, ctx.task_id)
         shots = parse_storyboard(read["content"])
         if not shots:
             raise ToolError(f"{read['path']} has no '## Shot N' sections to make a graph from", kind="bad_input")
@@ -97,7 +97,7 @@ def register_graph(reg: Registry) -> None:
         text = film_text(brief=brief or subject, subject=subject or brief or folder, storyboard=read["path"],
                          shots=max(shots), folder=folder,
                          clip_ext="mp4" if clip_format() == "mp4" else "gif")
-        written = await ctx.runtime.workspace.write(path, text, base_version, ctx.task_id, ctx.key)
+        written = await ctx.services.workspace.write(path, text, base_version, ctx.task_id, ctx.key)
         return dict(written, shots=len(shots), seconds=seconds)
 
     @tool(reg, "run_production", "Run a production graph: make each node whose inputs are ready (independent ones in "

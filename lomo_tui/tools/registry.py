@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from ..runtime.ledger import Claim
-    from ..runtime.scheduler import Runtime
+    from ..ledger import Claim
+    from .services import Services
 
 SIDE_EFFECTS = ("read", "write", "paid", "irreversible", "gate", "control")
 
@@ -82,11 +82,12 @@ class Suspend:
     task_status: str  # waiting_gate | waiting_job
     defer: bool = False  # let the step's other calls run first; the turn waits at the end of the step
     refs: tuple[str, ...] = ()  # kind "any": the jobs of which the first to settle wakes the turn
+    holds: bool = False  # the gate covers only this call (G4): a task's turn goes on without it meanwhile
 
 
 @dataclass
 class ToolContext:
-    runtime: "Runtime"
+    services: "Services"  # what the tool may use (tools/services.py)
     claim: "Claim"
     step: int
     seq: int

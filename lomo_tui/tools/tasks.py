@@ -5,7 +5,7 @@ inbox gets the messages this step consumed, verbatim. Each ends the turn without
 
 Choices go through `clarify` gates (kind "clarify"): the tool opens the card and the main turn ends —
 the conversation goes on. When the creator answers (`lomo approve GATE --option N`, or the TUI), the
-answer itself delivers the message as chosen (`router.choice`) and the choice is remembered for the
+answer itself delivers the message as chosen (`runtime.reactions`) and the choice is remembered for the
 next similar message (route memory). Routing never grants authority (A9): nothing here opens or resolves spend or
 irreversible gates, and approving a clarify gate authorises nothing.
 """
@@ -37,7 +37,7 @@ def _stable(prefix: str, key: str) -> str:
 
 async def consumed(ctx: ToolContext) -> list[Any]:
     """The creator's messages this step consumed (id, text), in order. Only the main thread routes."""
-    async with ctx.runtime.db.read() as conn:
+    async with ctx.services.db.read() as conn:
         kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == ctx.task_id))).scalar()
         if kind != "main":
             raise ToolError("routing tools run on the main thread only")
@@ -56,7 +56,7 @@ async def _forward(ctx: ToolContext, conn: Any, task_id: str, text: str) -> bool
     message_id = _stable("msg", ctx.key + task_id)
     exists = (await conn.execute(select(s.inbox.c.id).where(s.inbox.c.id == message_id))).first()
     if exists is None:
-        await ctx.runtime.ledger.deliver(task_id, text, source="router", origin=ctx.key, conn=conn,
+        await ctx.services.ledger.deliver(task_id, text, source="router", origin=ctx.key, conn=conn,
                                          message_id=message_id)
     return exists is None
 
@@ -74,7 +74,7 @@ async def _create(ctx: ToolContext, conn: Any, *, title: str, kind: str, goal: s
     """Create the call's task (once) and hand it the creator's words. Returns (task id, delivered now)."""
     task_id = _stable("task", ctx.key)
     if await _task(conn, task_id) is None:
-        await ctx.runtime.ledger.create_task(title, kind=kind, goal=goal or words, brief=brief, language=language,
+        await ctx.services.ledger.create_task(title, kind=kind, goal=goal or words, brief=brief, language=language,
                                              conn=conn, task_id=task_id)
         await index.refresh_search_text(conn, task_id)  # the ledger sets source_inbox on the first delivery
     return task_id, await _forward(ctx, conn, task_id, words or goal or title)
@@ -97,7 +97,7 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
     """Open (or find again) this call's clarify gate. ACTIONS carry label/consequence plus what to do."""
     options = [{"label": a["label"], "consequence": a.get("consequence", "")} for a in actions]
     plan = [{k: v for k, v in a.items() if k not in ("label", "consequence")} for a in actions]
-    async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+    async with ctx.services.ledger.fenced(ctx.claim) as conn:
         return await open_gate(conn, task_id=ctx.task_id, kind="clarify", question=question, options=options,
                                dedupe_key=f"{ctx.key}/route", turn_id=ctx.claim.turn_id, tool_call_id=ctx.key,
                                scope={"description": message("gate.your_message", lang, words=index.clip(words, 60)),
@@ -108,7 +108,7 @@ async def _ask(ctx: ToolContext, *, reason: str, question: str, actions: list[di
 
 
 async def _settle(ctx: ToolContext, gate: Any) -> Any:
-    """The main thread does not wait on a card: answering it delivers the message (router.choice)."""
+    """The main thread does not wait on a card: answering it delivers the message (runtime.reactions)."""
     if gate.status == "pending":
         return {"routed": "asked", "gate_id": gate.id, "question": gate.question}
     return {"routed": "answered", "gate_id": gate.id, "status": gate.status}
@@ -154,11 +154,11 @@ def register(reg: Registry) -> None:
         lang = language or detect_language(words or title)
         title = index.clip(title, 120) or _title_from(words)
         if kind == "persistent" and not force:
-            async with ctx.runtime.db.read() as conn:
+            async with ctx.services.db.read() as conn:
                 made = await _task(conn, _stable("task", ctx.key))
                 dups = [] if made is not None else await dedupe.near_duplicates(conn, words, f"{title}\n{goal}")
             gate_key = f"{ctx.key}/route"
-            async with ctx.runtime.db.read() as conn:
+            async with ctx.services.db.read() as conn:
                 gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == gate_key))).first()
             if gate is None and dups:
                 best = dups[0][0]
@@ -168,10 +168,10 @@ def register(reg: Registry) -> None:
                                   question=say("duplicate", lang, title=index.clip(best.title, TITLE_CHARS)))
             if gate is not None:
                 return await _settle(ctx, gate)
-        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+        async with ctx.services.ledger.fenced(ctx.claim) as conn:
             task_id, _ = await _create(ctx, conn, title=title, kind=kind, goal=goal, brief=brief, language=lang,
                                        words=words)
-        ctx.runtime.after_commit_wake(task_id)
+        ctx.services.after_commit_wake(task_id)
         return {"task_id": task_id, "title": title, "kind": kind, "routed": "created"}
 
     @tool(reg, "send_to_task", "Hand the creator's message to an existing task (a follow-up). An archived, "
@@ -184,7 +184,7 @@ def register(reg: Registry) -> None:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows) or note
         lang = detect_language(words)
-        async with ctx.runtime.db.read() as conn:
+        async with ctx.services.db.read() as conn:
             task = await _task(conn, task_id)
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
         if task is not None and task.kind == "main":
@@ -205,10 +205,10 @@ def register(reg: Registry) -> None:
             gate = await _ask(ctx, reason=reason, question=question, actions=actions, lang=lang, words=words)
         if gate is not None:
             return await _settle(ctx, gate)
-        async with ctx.runtime.ledger.fenced(ctx.claim) as conn:
+        async with ctx.services.ledger.fenced(ctx.claim) as conn:
             await _forward(ctx, conn, task_id, words)
             missing = await _missing_files(conn, words)
-        ctx.runtime.after_commit_wake(task_id)
+        ctx.services.after_commit_wake(task_id)
         result: dict[str, Any] = {"task_id": task_id, "title": task.title, "routed": "followup"}
         if task.status == "paused":
             result["note"] = "the task is paused; it reads the message when it resumes"
@@ -232,7 +232,7 @@ def register(reg: Registry) -> None:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
         lang = detect_language(words)
-        async with ctx.runtime.db.read() as conn:
+        async with ctx.services.db.read() as conn:
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
             candidates = []
             for task_id in dict.fromkeys(task_ids or []):

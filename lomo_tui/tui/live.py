@@ -10,7 +10,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..runtime.bus import Notice
+from ..base.bus import Notice
 
 if TYPE_CHECKING:
     from .app import LomoApp

@@ -119,7 +119,7 @@ class Session:
     async def not_this_task(self, inbox_id: str) -> str:
         """The creator says a routed follow-up went to the wrong task: take it back if the task has not
         read it, and open a clarify card on the main thread (the other open tasks, a new task, cancel).
-        Answering it delivers the words as chosen (`router.choice.apply`). Returns the gate id."""
+        Answering it delivers the words as chosen (`runtime.reactions` deliver_choice). Returns the gate id."""
         from sqlalchemy import select
 
         from ..governance.gates import open_gate

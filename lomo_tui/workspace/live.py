@@ -11,33 +11,43 @@ import asyncio
 import json
 import logging
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import select
 
-from ..runtime.bus import Notice
+from ..base.bus import Notice
 from ..store import schema as s
 from .watcher import FileStamp, WorkspaceWatcher
 
 if TYPE_CHECKING:
-    from ..runtime.scheduler import Runtime
+    from ..base.bus import Bus
+    from ..store.engine import Database
+    from .objects import Workspace
 
 log = logging.getLogger("lomo.workspace")
 STAMPS = "stamps.json"
 
 
+class WorkspaceHost(Protocol):
+    """What the live workspace uses of the runtime that hosts it."""
+
+    workspace: Workspace
+    db: Database
+    bus: Bus
+
+
 class LiveWorkspace:
-    def __init__(self, runtime: "Runtime", *, watch: bool) -> None:
-        self.rt = runtime
+    def __init__(self, host: WorkspaceHost, *, watch: bool) -> None:
+        self.host = host
         self.watch = watch
-        self.watcher = WorkspaceWatcher(runtime.workspace.root)
+        self.watcher = WorkspaceWatcher(host.workspace.root)
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.ready = asyncio.Event()
 
     @property
     def _stamps_path(self) -> Any:
-        return self.rt.workspace.root / ".lomo" / STAMPS
+        return self.host.workspace.root / ".lomo" / STAMPS
 
     def _load_stamps(self) -> dict[str, FileStamp]:
         try:
@@ -56,8 +66,8 @@ class LiveWorkspace:
             log.warning("could not save workspace stamps: %s", exc)
 
     async def start(self) -> None:
-        if self.rt.workspace.id is None:
-            await self.rt.workspace.open()
+        if self.host.workspace.id is None:
+            await self.host.workspace.open()
         scanned = await asyncio.to_thread(self.watcher.initial_scan, self._load_stamps())
         await self.reconcile(scanned)
         await asyncio.to_thread(self._save_stamps)
@@ -73,12 +83,12 @@ class LiveWorkspace:
 
     async def reconcile(self, scanned: dict[str, str]) -> None:
         """Bring the database in line with the folder as it is now."""
-        async with self.rt.db.read() as conn:
+        async with self.host.db.read() as conn:
             known = {r.path: r.hash for r in (await conn.execute(select(s.objects.c.path, s.objects.c.hash).where(
-                self.rt.workspace.scope))).all()}
+                self.host.workspace.scope))).all()}
         new = {rel: digest for rel, digest in scanned.items() if rel not in known}
         if new:
-            await self.rt.workspace.index_new(new)
+            await self.host.workspace.index_new(new)
         for rel, digest in scanned.items():
             if rel in known and known[rel] != digest:
                 await self._observe(rel, "modified")
@@ -97,10 +107,10 @@ class LiveWorkspace:
 
     async def _observe(self, rel: str, change: str, old_rel: str | None = None) -> None:
         try:
-            seen = await self.rt.workspace.observe(rel, deleted=change == "deleted", moved_from=old_rel)
+            seen = await self.host.workspace.observe(rel, deleted=change == "deleted", moved_from=old_rel)
         except Exception:  # noqa: BLE001 — one unreadable file must not stop the others
             log.exception("could not record %s", rel)
             return
         version = seen.version if seen else None
-        self.rt.bus.publish(Notice.OBJECT_CHANGED, None, path=rel, change=change, version=version,
+        self.host.bus.publish(Notice.OBJECT_CHANGED, None, path=rel, change=change, version=version,
                             new_version=bool(seen and seen.new), old_path=old_rel)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, text, update
 
-from ..runtime.ids import new_id
+from ..base.ids import new_id
 from ..store import schema as s
 from ..store.engine import Database, fetch
 from .errors import BinaryFile, FileTooLarge, WorkspaceError

@@ -75,7 +75,7 @@ async def studio_order(rt: Any, claim: Any, step: int, kind: str, prompt: str, a
                        progress: float) -> str:
     """The job and charge rows `Studio.submit` writes for an order, frozen at STATUS/PROGRESS (workers are off,
     so no provider moves it on)."""
-    from lomo_tui.runtime.ids import call_key
+    from lomo_tui.base.ids import call_key
     from lomo_tui.store import schema as s
 
     key = call_key(claim.turn_id, step, 0)
@@ -247,7 +247,8 @@ async def seed_stats(rt: Any) -> None:
     of which the creator approved some (verified), a spend gate the creator rejected (an unsafe action stopped)."""
     from sqlalchemy import insert, select, update
 
-    from lomo_tui.governance.gates import open_gate, resolve_gate
+    from lomo_tui.governance.gates import open_gate
+    from lomo_tui.runtime.reactions import resolve_gate
     from lomo_tui.store import schema as s
     from lomo_tui.tasks import checklist
 

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ... import views
-from ...runtime.bus import Notice
+from ...base.bus import Notice
 from .. import keys
 from ..widgets.card import TaskCard
 from ..widgets.composer import Composer, ComposerInput, TypeAhead

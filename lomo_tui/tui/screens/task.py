@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Markdown, Static
 
 from ... import views
-from ...runtime.bus import Notice
+from ...base.bus import Notice
 from ...errors import LomoError
 from .. import keys
 from ..fmt import STATE_ICON, STATE_STYLE, bar

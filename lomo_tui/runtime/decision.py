@@ -1,0 +1,135 @@
+"""Deciding before a run (DESIGN J3, #16 §4): run / wait / ask / replan / repair / quiet, from persisted state.
+
+`decide` is a pure function over a `TaskState` (no model call, no I/O); `read_state` reads one from the
+database. Every automatic run is decided here first — after a turn ends, after a card is answered, and
+between the steps of a turn before the model is asked again — and the decision is recorded as a
+`run_decided` event with its scheduler hint:
+
+| hint      | meaning                                                   |
+|-----------|-----------------------------------------------------------|
+| `now`     | run at once                                               |
+| `backoff` | run again at `until` (a transient failure, doubling)      |
+| `event`   | wait for an event (a job in flight)                       |
+| `creator` | wait for the creator (a card, a message)                  |
+| `pause`   | paused or stopped: only the creator's resume runs it      |
+
+Waiting never costs a model call: when only a human checkpoint is left the runtime opens the card itself
+(D3), and a finished goal goes quiet.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func, select
+
+from ..ledger import Ledger
+from ..store import schema as s
+from ..tasks import checklist
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+ACTIONS = ("run", "wait", "ask", "replan", "repair", "quiet")
+HINTS = ("now", "backoff", "event", "creator", "pause")
+LIVE_JOBS = ("submitting", "queued", "running")
+WAITS_FOR_CREATOR = ("idle", "blocked", "failed", "waiting_gate")  # task statuses only the creator moves on
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """What the decision reads: the task's persisted state at one moment."""
+
+    kind: str
+    status: str
+    archived: bool = False
+    inbox: int = 0  # unread messages
+    planned: bool = False  # the task has a checklist
+    open_steps: tuple[bool, ...] = ()  # the open checklist steps, in order: whether each needs the creator
+    live_jobs: int = 0
+    pending_gates: int = 0
+    retry_at: float | None = None  # a transient failure's back-off: run again then
+    goal_after_plan: bool = False  # the goal changed after the checklist was last revised
+    missing: tuple[str, ...] = ()  # artifacts a done step made that are gone from the workspace
+    now: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # ACTIONS
+    hint: str  # HINTS
+    reason: str
+    until: float | None = None  # with hint `backoff`
+
+    def event(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def decide(state: TaskState) -> Decision:
+    """What the next automatic run of a task should be (pure: same state, same decision)."""
+    if state.status == "stopped" or state.archived:
+        return Decision("quiet", "pause", "stopped or archived: only the creator's resume runs it")
+    if state.status == "paused":
+        return Decision("wait", "pause", "paused by the creator")
+    if state.inbox:
+        return Decision("run", "now", "the creator's message is unread")
+    if state.kind == "main":
+        return Decision("quiet", "event", "the main thread runs only for a message")
+    if state.status == "done":
+        return Decision("quiet", "event", "finished")
+    if state.retry_at is not None and state.retry_at > state.now:
+        return Decision("wait", "backoff", "a transient failure: trying again later", until=state.retry_at)
+    if state.status in WAITS_FOR_CREATOR:
+        return Decision("wait", "creator", f"{state.status}: waiting for the creator")
+    if state.pending_gates:
+        return Decision("wait", "creator", "a card waits for the creator")
+    if state.live_jobs:
+        return Decision("wait", "event", "a job is in flight")
+    if state.kind == "lightweight":
+        return Decision("quiet", "event", "a one-shot shows its result")
+    if not state.planned:
+        return Decision("wait", "creator", "no plan yet: waiting for the creator")
+    if state.missing:
+        return Decision("repair", "now", f"{', '.join(state.missing)} is gone: the task runs to repair it")
+    if state.goal_after_plan and state.open_steps:
+        return Decision("replan", "now", "the goal changed after the plan was made")
+    if not state.open_steps:
+        return Decision("quiet", "event", "checklist complete")
+    if state.open_steps[0]:
+        return Decision("ask", "creator", "only a human checkpoint is next: the card opens without a model call")
+    return Decision("run", "now", "checklist work remains")
+
+
+async def read_state(conn: AsyncConnection, task_id: str) -> TaskState:
+    """The task's state as `decide` reads it."""
+    task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).one()
+    inbox = (await conn.execute(select(func.count()).select_from(s.inbox).where(
+        s.inbox.c.task_id == task_id, s.inbox.c.status == "pending"))).scalar() or 0
+    steps = await checklist.items(conn, task_id)
+    open_steps = tuple(bool(i.needs_confirmation) for i in steps if i.state in checklist.OPEN)
+    jobs = (await conn.execute(select(func.count()).select_from(s.jobs).where(
+        s.jobs.c.task_id == task_id, s.jobs.c.status.in_(LIVE_JOBS)))).scalar() or 0
+    gates = (await conn.execute(select(func.count()).select_from(s.gates).where(
+        s.gates.c.task_id == task_id, s.gates.c.status == "pending"))).scalar() or 0
+    backoff = (await conn.execute(select(s.turns.c.wait_ref).where(
+        s.turns.c.task_id == task_id, s.turns.c.status == "waiting", s.turns.c.wait_kind == "backoff"))).scalar()
+    revised = (await conn.execute(select(func.max(s.checklist.c.updated_at)).where(
+        s.checklist.c.task_id == task_id))).scalar()
+    goal_at = (await conn.execute(select(func.max(s.task_goal_versions.c.at)).where(
+        s.task_goal_versions.c.task_id == task_id, s.task_goal_versions.c.who.like("creator%")))).scalar()
+    missing = (await conn.execute(select(s.objects.c.path).distinct().join(
+        s.checklist_links, s.checklist_links.c.object_id == s.objects.c.id).join(
+        s.checklist, s.checklist.c.id == s.checklist_links.c.item_id).where(
+        s.checklist.c.task_id == task_id, s.checklist.c.state == "done", s.objects.c.deleted.is_(True)))).scalars()
+    return TaskState(kind=task.kind, status=task.status, archived=bool(task.archived), inbox=inbox,
+                     planned=bool(steps), open_steps=open_steps, live_jobs=jobs, pending_gates=gates,
+                     retry_at=float(backoff) if backoff else None,
+                     goal_after_plan=bool(revised and goal_at and goal_at > revised),
+                     missing=tuple(sorted(missing)))
+
+
+async def record(conn: AsyncConnection, task_id: str, turn_id: str | None, decision: Decision, *,
+                 at: str) -> None:
+    """The decision as a `run_decided` event (AT: where it was made: turn_end, step, gate_answered)."""
+    await Ledger.event(conn, "run_decided", task_id, turn_id, at=at, **decision.event())
