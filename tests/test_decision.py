@@ -74,6 +74,6 @@ async def test_settled_jobs_and_an_approved_checkpoint_cost_no_model_call(lomo: 
         await rt.close()
     assert len(after) == 2  # the approval finished the checklist: the task went quiet without asking again
     assert (row.status, row.status_reason) == ("done", "checklist complete")
-    seen = [(d["at"], d["action"], d["hint"]) for d in decided]
+    seen = [(d["stage"], d["action"], d["hint"]) for d in decided]
     assert ("step", "ask", "creator") in seen and seen[-1] == ("gate_answered", "quiet", "event")
     assert ("turn_end", "wait", "creator") in seen  # the card waits for the creator

@@ -3,7 +3,7 @@
 `decide` is a pure function over a `TaskState` (no model call, no I/O); `read_state` reads one from the
 database. Every automatic run is decided here first — after a turn ends, after a card is answered, and
 between the steps of a turn before the model is asked again — and the decision is recorded as a
-`run_decided` event with its scheduler hint:
+`run_decided` event (data: stage, action, hint, reason, until) with its scheduler hint:
 
 | hint      | meaning                                                   |
 |-----------|-----------------------------------------------------------|
@@ -130,6 +130,6 @@ async def read_state(conn: AsyncConnection, task_id: str) -> TaskState:
 
 
 async def record(conn: AsyncConnection, task_id: str, turn_id: str | None, decision: Decision, *,
-                 at: str) -> None:
-    """The decision as a `run_decided` event (AT: where it was made: turn_end, step, gate_answered)."""
-    await Ledger.event(conn, "run_decided", task_id, turn_id, at=at, **decision.event())
+                 stage: str) -> None:
+    """The decision as a `run_decided` event (STAGE: where it was made: turn_end, step, gate_answered)."""
+    await Ledger.event(conn, "run_decided", task_id, turn_id, stage=stage, **decision.event())

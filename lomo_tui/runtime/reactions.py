@@ -64,7 +64,7 @@ class Reactions:
                                reason=verdict.reason)
         if task.kind != "main":  # the main thread runs only for a message: nothing automatic to decide
             await decision.record(conn, claim.task_id, claim.turn_id,
-                                  decision.decide(await decision.read_state(conn, claim.task_id)), at="turn_end")
+                                  decision.decide(await decision.read_state(conn, claim.task_id)), stage="turn_end")
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
@@ -95,7 +95,7 @@ class Reactions:
         gets its card, neither asking the model."""
         state = dataclasses.replace(await decision.read_state(conn, task_id), status="active")
         chosen = decision.decide(state)
-        await decision.record(conn, task_id, gate.turn_id, chosen, at="gate_answered")
+        await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
         if chosen.action == "quiet":
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                 status="done", status_reason=chosen.reason, updated_at=clock.now()))

@@ -479,7 +479,7 @@ class TurnRunner:
         if chosen.action not in ("ask", "quiet"):
             return False
         async with self.ledger.fenced(self.claim) as conn:
-            await decision.record(conn, task.id, self.claim.turn_id, chosen, at="step")
+            await decision.record(conn, task.id, self.claim.turn_id, chosen, stage="step")
         return True
 
     async def _failing_again(self, task: Any) -> bool:
