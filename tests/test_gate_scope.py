@@ -17,7 +17,8 @@ async def test_work_a_card_does_not_cover_goes_on_while_it_waits(lomo: LomoEnv) 
         {"content": None, "tool_calls": [
             {"name": "write_file", "arguments": {"path": "shotlist.md", "content": "1. the poster\n",
                                                  "base_version": None}},
-            {"name": "complete_step", "arguments": {"step": "2", "evidence": "wrote shotlist.md"}}]},
+            {"name": "complete_step", "arguments": {"step": "2", "evidence": "wrote it",
+                                                    "artifacts": ["shotlist.md"]}}]},
         {"content": "the poster waits for your approval; the shot list is written", "tool_calls": []})
     rt = Runtime(lomo.settings())
     rt.budget = type(rt.budget)(free_per_call=0.0, daily_free_cap=0.0)  # every paid call asks first
