@@ -47,8 +47,9 @@ def run_once_json(lomo: LomoEnv, *args: str, **env: str) -> tuple[int, dict]:
 # ---- §2 nothing spins ---------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_a_storyboard_passed_as_an_image_input_stops_the_task_quickly_with_a_reason_and_a_card(lomo: LomoEnv
-                                                                                               ) -> None:
+def test_filling_in_the_sound_of_a_storyboard_makes_a_sound_and_orders_nothing_from_the_storyboard(
+        lomo: LomoEnv) -> None:
+    """The offline planner reads "fill in the sound …" as a sound (not an image made from storyboard.md)."""
     code, report = run_once_json(lomo, "storyboard for a 30s coffee ad", LOMO_TIME_SCALE="0.05")
     [board] = [t for t in report["tasks"] if t["kind"] == "persistent"]
     assert code == 0 and board["status"] == "done", report
@@ -57,15 +58,29 @@ def test_a_storyboard_passed_as_an_image_input_stops_the_task_quickly_with_a_rea
     jobs_before = len(lomo.inspect()["jobs"])
     code, report = run_once_json(lomo, "fill in the sound for every shot of the coffee storyboard",
                                  "--max-wait", "40")
+    assert report["quiescent"] and code == 0, report  # it became quiet by itself, long before --max-wait
+    new = lomo.inspect()["jobs"][jobs_before:]
+    assert [j["kind"] for j in new] == ["audio"] and all(j["status"] == "done" for j in new), new
+    assert not any("storyboard.md" in json.dumps(j.get("params") or {}) for j in new)
+
+
+def test_a_storyboard_passed_as_an_image_input_stops_the_task_quickly_with_a_reason_and_a_card(lomo: LomoEnv
+                                                                                               ) -> None:
+    (lomo.workspace / "storyboard.md").write_text("## Shot 1\n- Frame: a cup\n", encoding="utf-8")
+    plan = call("update_plan", brief="the sound of every shot", steps=[{"title": "Shot sounds", "tool": "generate_image"}])
+    order = call("generate_image", prompt="shot 1 with its sound", inputs=["storyboard.md"], step="1")
+    lomo.replay(plan, *[order] * 8)
+    task = lomo.new_task("Coffee ad")
+    proc = lomo.run("--run-once", "fill in the sound for every shot", "--task", task, "--json", "--max-wait", "40")
+    report = json.loads(proc.stdout)
     assert report["quiescent"], report  # it became quiet by itself, long before --max-wait
-    [board] = [t for t in report["tasks"] if t["id"] == board["id"]]
+    [board] = [t for t in report["tasks"] if t["id"] == task]
     assert board["status"] == "failed" and "storyboard.md" in board["reason"] and "not an image" in board["reason"]
-    [card] = [g for g in report["gates"] if g["task_id"] == board["id"]]
+    [card] = [g for g in report["gates"] if g["task_id"] == task]
     assert [o["label"] for o in card["options"]] == ["Try again", "Change the request", "Stop the task"]
-    state = lomo.inspect()
-    assert len(state["jobs"]) == jobs_before  # the bad input was refused before anything was ordered
+    assert lomo.inspect()["jobs"] == []  # the bad input was refused before anything was ordered
     assert not any(PY_EXCEPTION.search(text) for text in board["replies"] + [board["reason"], card["question"]])
-    assert code == 0  # quiescent: the failure is the task's, told in the report (CONTRACTS §1)
+    assert proc.returncode == 0  # quiescent: the failure is the task's, told in the report (CONTRACTS §1)
 
 
 async def test_the_same_job_failure_twice_stops_the_task_instead_of_ordering_again(lomo: LomoEnv) -> None:
@@ -300,7 +315,8 @@ def test_three_messages_sent_while_nothing_runs_are_answered_each_on_its_own(lom
     assert any("84" in reply for reply in main["replies"])
     made = [t for t in state["tasks"] if t["kind"] != "main"]
     assert len(made) == 2 and not any("12" in t["title"] for t in made)
-    assert {t["title"].split(":")[-1].strip().lower() for t in made} == {"cat", "dog"}
+    titles = sorted(t["title"].lower() for t in made)  # each titled with what was asked for ("Picture of a cat")
+    assert len(titles) == 2 and "cat" in titles[0] and "dog" not in titles[0] and "dog" in titles[1], titles
 
 
 async def test_four_picture_requests_make_four_pictures(lomo: LomoEnv) -> None:

@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from ..language import media_kinds
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
 from .local_nlu import (
     classify, detect_language, find_reference, is_regenerate, make_brief, make_checklist, phrase, shot_change,
@@ -308,7 +309,8 @@ class Planner:
         otherwise the latest result is the source of a new piece."""
         kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
                  "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
-        media = intent.media if intent.media in GENERATE else self.last_media()
+        named = [m for m in media_kinds(text, self.lang) if m in GENERATE]  # "fill in the sound for …": audio
+        media = intent.media if intent.media in GENERATE else (named[0] if len(named) == 1 else self.last_media())
         calls = [self.revision_args(text, piece, media) for piece in self.pointed_at(text, media)]
         if not calls:
             # an image is remade from the latest image; a clip takes only pictures as inputs, and its key frame
