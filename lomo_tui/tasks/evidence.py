@@ -241,6 +241,7 @@ async def _check_made(conn: AsyncConnection, root: Path, task_id: str, item_id: 
             s.step_evidence, s.step_evidence.c.item_id == s.checklist.c.id).where(
             s.step_evidence.c.object_id == src.object_id, s.step_evidence.c.version == src.version,
             s.step_evidence.c.status == "valid", s.step_evidence.c.item_id != item_id,
+            s.step_evidence.c.kind != "read",  # a step that read the file did not make that version
             s.checklist.c.state == "done", s.checklist.c.task_id == task_id).limit(1))).scalar()
         if other is not None:
             problems.append(f"{src.path} v{src.version} already shows step {other}: it is not a new version")
