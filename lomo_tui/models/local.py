@@ -142,7 +142,7 @@ class Planner:
             if graph and shot is not None:
                 return self.revise_shot(" ".join(self.new), graph, shot)
             if graph and intent.act not in ("greeting", "thanks", "help", "question", "status"):
-                return self.rerun_graph(graph)
+                return self.rerun_graph(graph, " ".join(self.new) if intent.act == "revise" else None)
             if intent.act == "revise" or (self.steps and intent.act in ("goal", "one_shot")):
                 return self.revise(" ".join(self.new), intent)
             if self.hints.get("task_kind") == "lightweight":
@@ -270,12 +270,19 @@ class Planner:
         return next((s["args"]["path"] for s in reversed(self.steps) if s.get("tool") == "run_production"
                      and isinstance(s.get("args"), dict) and s["args"].get("path")), None)
 
-    def rerun_graph(self, graph: str) -> ModelReply:
-        """Any other change to a film ("the character changed, update the film"): run its graph again, which
-        asks once for the stale nodes and makes only those."""
+    def rerun_graph(self, graph: str, change: str | None = None) -> ModelReply:
+        """Any other message to a film runs its graph again, which asks once for the stale nodes and makes only
+        those. A CHANGE ("make the fox red instead") is first written into the character sheet node's
+        direction, so the sheet and everything made from it (key frames, clips, the cut) go stale."""
         kept = [{"id": s["id"], "title": s["title"], "tool": s.get("tool"), "args": s.get("args"),
                  "needs_confirmation": s.get("needs_confirmation", False)} for s in self.steps]
         title = phrase("step_update_film", self.lang)
+        if change:
+            kept += [{"title": f"{title}: {phrase('step_read_flow', self.lang)}", "tool": "read_flow",
+                      "args": {"path": graph}},
+                     {"title": f"{title}: {change[:60]}", "tool": "edit_flow_nodes",
+                      "args": {"path": graph, "edits": {"character": {"direction": change}},
+                               "base_version": "$version"}}]
         kept.append({"title": title, "tool": "run_production", "args": {"path": graph}})
         return ModelReply(content=phrase("generating", self.lang, what=title),
                           tool_calls=[ToolCall("update_plan", {"steps": kept})])

@@ -187,6 +187,8 @@ class Engine:
             prompt = str(p.get("direction") or p.get("prompt") or (shot.prompt() if shot else "") or st.id)
             if st.type == KEY_FRAME and shot and p.get("direction"):
                 prompt = f"{p['direction']}; {shot.prompt()}"
+            elif p.get("direction") and p.get("prompt"):  # a change to a sheet or a scene: on top of what it shows
+                prompt = f"{p['prompt']}; {p['direction']}"
         refs = [r for r in refs if isinstance(r, str)]
         params.update(input_files=[str(self.root / r) for r in refs], inputs=refs, prompt=prompt)
         if p.get("take"):
