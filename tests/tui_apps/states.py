@@ -296,9 +296,67 @@ async def seed_stats(rt: Any) -> None:
                         at=now - days_ago * 86400))
 
 
+FILM_BOARD = """# Storyboard: a fox in a snowy forest
+
+## Shot 1
+- Duration: 1 s
+- Frame: Wide shot of a fox in a snowy forest at dawn
+- Action: The camera pushes in through the pines
+- Sound: Wind in the branches
+
+## Shot 2
+- Duration: 1.5 s
+- Frame: Medium shot of the fox
+- Action: The fox sniffs the snow
+- Sound: Soft steps
+
+## Shot 3
+- Duration: 1 s
+- Frame: Wide shot, the fox trots away
+- Action: The camera holds
+- Sound: Wind
+"""
+
+
+async def seed_film(rt: Any) -> None:
+    """A three-shot film whose graph was made once; then the creator rewrote Shot 2 (its nodes and the cut stale)."""
+    from sqlalchemy import insert
+    from types import SimpleNamespace
+
+    from lomo_tui.production.graph import as_graph, film_flow
+    from lomo_tui.production.state import evaluate
+    from lomo_tui.store import schema as s
+    from lomo_tui.workspace.flows import dump_flow, parse_flow
+
+    root = Path(rt.settings.workspace)
+    await rt.ledger.create_task("Fox film", task_id="task-film",
+                                brief="a 15-second short film of a fox in a snowy forest, three shots")
+    (root / "films").mkdir(parents=True, exist_ok=True)
+    (root / "films" / "storyboard.md").write_text(FILM_BOARD, encoding="utf-8")
+    flow = film_flow(brief="a fox in a snowy forest", subject="a fox", storyboard="films/storyboard.md", shots=3,
+                     folder="films")
+    (root / "films" / "fox.flow.json").write_text(dump_flow(flow), encoding="utf-8")
+    graph, records = as_graph(parse_flow(dump_flow(flow))), {}
+    for _ in graph.order:  # each node made once, in order (a node's key is known once its inputs are made)
+        for st in evaluate(graph, records, root, "films/fox.flow.json").values():
+            if st.key and st.state != "done":
+                out = root / str(graph.node(st.id).params.get("output"))
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(f"{st.id} made from {st.key}".encode())
+                records[st.id] = SimpleNamespace(key=st.key, status="done", artifact=str(out.relative_to(root)),
+                                                 runs=1, job_id=None, error=None, approved=None)
+    async with rt.db.write() as conn:
+        await conn.execute(insert(s.production_nodes), [
+            dict(workspace=str(root), graph="films/fox.flow.json", node_id=node_id, task_id="task-film",
+                 type=graph.node(node_id).type, key=r.key, status="done", artifact=r.artifact, runs=1,
+                 updated_at=1_700_000_000.0) for node_id, r in records.items()])
+    (root / "films" / "storyboard.md").write_text(  # the creator's edit of Shot 2
+        FILM_BOARD.replace("The fox sniffs the snow", "The fox leaps over a frozen stream"), encoding="utf-8")
+
+
 STATES: dict[str, Callable[[Any], Awaitable[None]]] = {"empty": seed_empty, "busy": seed_busy,
                                                        "history": seed_history, "memory": seed_memory,
-                                                       "stats": seed_stats}
+                                                       "stats": seed_stats, "film": seed_film}
 
 
 def make_app(tmp: Path, state: str = "busy", *, theme: str | None = None, **file: Any) -> LomoApp:
@@ -379,4 +437,5 @@ SCENES = (
     Scene("memory-forget-asks", "memory", keys=("f2", "f")),
     Scene("stats-view", "stats", keys=("f3",)),
     Scene("stats-view-80x24", "stats", size=(80, 24), keys=("f3",)),
+    Scene("task-view-graph", "film", task="task-film"),
 )
