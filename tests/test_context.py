@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from conftest import LomoEnv
-from lomo_tui.cli.context import describe
+from lomo_tui.runtime.prompt_view import describe
 from lomo_tui.context import budget as budgets
 from lomo_tui.context.tokens import message_tokens, tools_tokens
 from lomo_tui.errors import LomoError

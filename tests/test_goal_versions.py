@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from conftest import LomoEnv
-from lomo_tui.cli.context import describe
+from lomo_tui.runtime.prompt_view import describe
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import migrate
 from lomo_tui.store import schema as s

@@ -55,7 +55,7 @@ async def mind(lomo: LomoEnv):
 
 
 async def next_prompt(m: Mind, task_id: str) -> str:
-    from lomo_tui.cli.context import describe
+    from lomo_tui.runtime.prompt_view import describe
 
     doc = await describe(m.rt, task_id)
     return "\n".join(message["content"] or "" for message in doc["messages"])
@@ -212,7 +212,7 @@ async def test_a_summary_written_after_a_forget_leaves_the_forgotten_message_out
                                                          content=f"Poster {n} is done. " * 60, created_at=time.time()))
     await memory.forget(mind.db, evidence_ids=[ids[1]])
     mind.rt.settings.file = {"context": {"budget_tokens": 9000}}
-    from lomo_tui.cli.context import describe
+    from lomo_tui.runtime.prompt_view import describe
 
     doc = await describe(mind.rt, task)
     prompt = "\n".join(m["content"] or "" for m in doc["messages"])

@@ -204,3 +204,29 @@ async def test_the_task_view_shows_its_prompt_and_cache_tokens(tmp_path):
                                   and app.screen, what="the memory view")
         assert "Nothing remembered yet" in shown(memory, "#memory-detail")
         assert not memory.query_one(MemoryList).display and "nothing yet" in shown(memory, "#memory-title")
+
+
+async def test_f4_shows_what_the_open_tasks_next_step_would_send(tmp_path):
+    from lomo_tui.tui.screens.context_view import ContextScreen
+
+    app = make_app(tmp_path, "busy")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        await app.open_task("task-poster")
+        await wait_until(pilot, lambda: isinstance(app.screen, TaskScreen) and app.screen.loaded, what="task view")
+        await pilot.press("f4")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen) and app.screen.loaded
+                                  and app.screen, what="the context view")
+        body = shown(screen, "#context-text")
+        assert screen.task_id == "task-poster" and screen.doc["task_id"] == "task-poster"
+        assert "tokens" in body and "layer" in body and "Tools: " in body  # the layers, the budget, the tools
+        assert all(layer["name"] in body for layer in screen.doc["layers"])
+        assert screen.task_title and screen.task_title in shown(screen, "#context-title")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TaskScreen), what="back to the task view")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TaskScreen), what="the main screen")
+        await pilot.press("f4")  # outside a task: the main thread's prompt
+        main = await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen) and app.screen.loaded
+                                and app.screen, what="the main thread's context")
+        assert main.task_id is None and main.doc["task_id"] == "main"

@@ -50,7 +50,7 @@ class LomoApp(Actions, App[int]):
     DEFAULT_MODE = "main"
     path_home: Path | None = None  # what "~" stands for in the header (None: the home folder)
     BINDINGS = keys.bindings("app.quit", "app.help", "app.palette", "app.new_task", "app.gates", "app.tree",
-                             "app.refresh", "app.memory", "app.stats")
+                             "app.refresh", "app.memory", "app.stats", "app.context")
 
     def __init__(self, settings: Any, *, runtime: Any = None, start_workers: bool = True, seed: Seed | None = None,
                  clock: Clock | None = None, images: str | None = None, config_dir: Path | None = None,
@@ -273,6 +273,18 @@ class LomoApp(Actions, App[int]):
 
         if not isinstance(self.screen, StatsScreen):
             await self.push_screen(StatsScreen())
+
+    async def action_context(self) -> None:
+        """What the open task's next step would send (the main thread outside a task view)."""
+        from .screens.context_view import ContextScreen
+        from .screens.task import TaskScreen
+
+        if isinstance(self.screen, ContextScreen):
+            return
+        task_id = getattr(self.screen, "task_id", None) if isinstance(self.screen, TaskScreen) else None
+        card = self.screen._card(task_id) if task_id else None  # type: ignore[attr-defined]
+        title = card.title if card is not None else (task_id or "")
+        await self.push_screen(ContextScreen(task_id, title))
 
     async def action_new_task(self) -> None:
         from .screens.prompt import PromptScreen

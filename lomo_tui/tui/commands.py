@@ -42,6 +42,8 @@ class LomoCommands(Provider):
             ("Pause all tasks", app.do_pause_all, "Pause every running or waiting task"),
             ("Memory: what Lomo remembers", app.action_memory, "Each memory with its sources; edit, confirm, forget"),
             ("Stats: verified progress and model calls", app.action_stats, "The figures of `lomo stats`, charted"),
+            ("Context: what the model sees", app.action_context,
+             "The next step's prompt: layers, budget, tools, cache (`lomo context`)"),
             ("Help: keys", app.action_help, "Every key, and how to change them"),
         ]
         out += [(f"Open task: {t.title}", partial(app.open_task, t.id), f"{t.kind} · {t.status} · {t.id}")
