@@ -55,7 +55,7 @@ def test_task_list_includes_one_shot_tasks_marked(lomo: LomoEnv) -> None:
     assert lomo.run("--run-once", "a picture of a cat", model="lomo/local").returncode == 0
     listed = lomo.run("task", "list", model="lomo/local")
     one_shot = [line for line in listed.stdout.splitlines() if "(one-shot)" in line]
-    assert len(one_shot) == 1 and "Cat" in one_shot[0]
+    assert len(one_shot) == 1 and "cat" in one_shot[0]  # titled with what was asked for ("Picture of a cat")
     kinds = {t["kind"] for t in json.loads(lomo.run("task", "list", "--json").stdout)}
     assert kinds == {"main", "lightweight"}
 

@@ -315,3 +315,14 @@ def test_a_crash_while_summarising_loses_nothing_and_never_leaves_two_summaries_
     assert sorted(p.name for p in (lomo.workspace / "drafts").iterdir()) == sorted(f"{k}.md" for k in range(12))
     turns = [t for t in lomo.inspect()["turns"] if t["task_id"] == task]
     assert [t["status"] for t in turns] == ["completed"] and turns[0]["epoch"] == 2  # taken over once
+
+
+def test_every_tool_parameter_is_described_for_a_real_model() -> None:
+    """E2/#13 §8: a remote model reads each tool's JSON Schema; a parameter without a description is a guess."""
+    from lomo_tui.tools import default_registry
+
+    reg = default_registry()
+    tools = reg.tools.values() if hasattr(reg, "tools") else reg._tools.values()
+    undescribed = [f"{t.name}.{name}" for t in tools for name, p in t.parameters.get("properties", {}).items()
+                   if not p.get("description")]
+    assert undescribed == []

@@ -79,7 +79,8 @@ def register_graph(reg: Registry) -> None:
     @tool(reg, "plan_production", "Write the production graph of a film from its storyboard: brief → storyboard → "
           "character sheet and scene reference → a key frame and a clip per shot → sound → the final cut.",
           obj({"storyboard": {"type": "string", "description": "workspace path of the storyboard (## Shot N sections)"},
-               "path": GRAPH, "brief": STR, "subject": {"type": "string", "description": "who or what the film is "
+               "path": GRAPH, "brief": {"type": "string", "description": "the film's brief in a sentence (the brief "
+                                                                       "node's text)"}, "subject": {"type": "string", "description": "who or what the film is "
                                                                                       "about, for the references"},
                "base_version": BASE}, ["storyboard", "path"]), side_effect="write", idempotent=True, domain="video")
     async def plan_production(ctx: ToolContext, storyboard: str, path: str, brief: str = "", subject: str = "",
