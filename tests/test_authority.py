@@ -212,6 +212,7 @@ async def test_a_completion_racing_the_stop_either_delivers_or_cancels_and_never
 
 
 # ---- stop and archive call off what waits -------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_stopped_tasks_gate_expires_and_approving_it_is_refused(env: LomoEnv) -> None:
     async def setup() -> tuple[str, str]:
         rt = await _open(env)
@@ -238,6 +239,7 @@ def test_a_stopped_tasks_gate_expires_and_approving_it_is_refused(env: LomoEnv) 
     assert "gate_resolved" not in types and "turn_completed" not in types and not asyncio.run(_authorisations(env))
 
 
+@pytest.mark.slow
 def test_the_main_thread_cannot_be_stopped_archived_or_given_autonomy(env: LomoEnv) -> None:
     assert env.run("inspect", "--json").returncode == 0  # the main thread exists
     for argv in (("task", "stop", "main"), ("task", "archive", "main"), ("task", "autonomy", "main", "auto")):
@@ -252,6 +254,7 @@ def _plan(steps: list[dict[str, Any]]) -> dict[str, Any]:
     return {"content": None, "tool_calls": [{"name": "update_plan", "arguments": {"brief": "cats", "steps": steps}}]}
 
 
+@pytest.mark.slow
 def test_a_revised_plan_is_quoted_for_the_paid_steps_not_yet_done(lomo: LomoEnv) -> None:
     budget_config(lomo, daily_free_cap=0.10, free_per_call=0.10)
     cats = [{"title": f"Cat {n}", "tool": "generate_image", "args": {"prompt": f"cat {n}"}} for n in range(3)]
@@ -287,6 +290,7 @@ def _sqlite(env: LomoEnv, sql: str) -> list[tuple]:
 
 
 # ---- gate deadlines ------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_an_unanswered_question_expires_at_its_deadline_and_says_what_happened_instead(lomo: LomoEnv) -> None:
     ask = {"name": "ask_user", "arguments": {"question": "Warm or cool palette?", "options": ["Warm", "Cool"],
                                              "deadline_minutes": 0.001, "if_unanswered": "Cool"}}
@@ -306,6 +310,7 @@ def test_an_unanswered_question_expires_at_its_deadline_and_says_what_happened_i
 
 
 # ---- a step after a gate re-reads what changed --------------------------------------------------------------
+@pytest.mark.slow
 def test_key_frames_ordered_after_the_plan_gate_use_the_storyboard_as_edited_meanwhile(lomo: LomoEnv) -> None:
     budget_config(lomo, daily_free_cap=0.05, free_per_call=0.10)
     board = lomo.workspace / "storyboard.md"
@@ -341,6 +346,7 @@ def test_key_frames_ordered_after_the_plan_gate_use_the_storyboard_as_edited_mea
     assert _sqlite(lomo, "SELECT status FROM notices") == [("seen",)]  # read again: the notice closed
 
 
+@pytest.mark.slow
 def test_archiving_a_task_at_a_spend_gate_calls_the_step_off_and_nothing_revives_it(lomo: LomoEnv) -> None:
     clip = {"content": None, "tool_calls": [{"name": "generate_video", "arguments": {"prompt": "a cat", "seconds": 2}}]}
     lomo.replay(clip, {"content": "done", "tool_calls": []})
@@ -359,6 +365,7 @@ def test_archiving_a_task_at_a_spend_gate_calls_the_step_off_and_nothing_revives
     assert _sqlite(lomo, "SELECT count(*) FROM model_calls") == before  # nothing ran after the archive
 
 
+@pytest.mark.slow
 def test_only_the_creators_resume_restarts_a_stopped_task(lomo: LomoEnv) -> None:
     ask = {"name": "ask_user", "arguments": {"question": "Warm or cool?", "options": ["Warm", "Cool"]}}
     lomo.replay({"content": None, "tool_calls": [ask]}, {"content": "starting over, warm", "tool_calls": []})

@@ -23,6 +23,7 @@ def _closed_pipe(lomo: LomoEnv, *args: str, model: str = "lomo/replay") -> subpr
     return subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [("inspect",), ("inspect", "--json"), ("gates",), ("task", "list"),
                                   ("task", "show", "main"), ("--run-once", "what is 12*7?"), ("--help",)])
 def test_a_reader_that_goes_away_ends_every_command_quietly(lomo: LomoEnv, args: tuple[str, ...]) -> None:
@@ -113,6 +114,7 @@ def test_run_once_takes_the_message_from_stdin(lomo: LomoEnv) -> None:
     assert [m["text"] for m in lomo.inspect()["inbox"]][0] == "what is 12*7?"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("message", ["", "   ", "\n"])
 def test_an_empty_message_is_refused_and_nothing_is_delivered(lomo: LomoEnv, message: str) -> None:
     done = lomo.run("send", message)

@@ -251,6 +251,7 @@ def test_budget_comes_from_config_or_the_fixed_window_and_a_bad_value_is_one_lin
         asyncio.run(budgets.resolve(Local(), {"budget_tokens": "lots"}))
 
 
+@pytest.mark.slow
 def test_lomo_context_prints_the_contract_shape_and_an_unknown_task_exits_1(lomo: LomoEnv) -> None:
     task = lomo.new_task("Posters")
     lomo.replay({"content": "noted", "tool_calls": []})

@@ -42,6 +42,7 @@ def note(lomo: LomoEnv) -> LomoEnv:
     return lomo
 
 
+@pytest.mark.slow
 def test_crash_after_decision_commit_resumes_without_reinference(note: LomoEnv) -> None:
     note.replay(READ, DONE)
     task = note.new_task()
@@ -58,6 +59,7 @@ def test_crash_after_decision_commit_resumes_without_reinference(note: LomoEnv) 
     assert len(events(state, "lease_taken_over")) == 1
 
 
+@pytest.mark.slow
 def test_crash_after_tool_started_non_idempotent_reaches_model_as_outcome_unknown(lomo: LomoEnv) -> None:
     lomo.replay(APPEND, DONE)
     task = lomo.new_task()
@@ -73,6 +75,7 @@ def test_crash_after_tool_started_non_idempotent_reaches_model_as_outcome_unknow
     assert turn["model_calls"] == 2 and turn["status"] == "completed"
 
 
+@pytest.mark.slow
 def test_crash_after_tool_started_idempotent_reruns_with_same_key(note: LomoEnv) -> None:
     note.replay(READ, DONE)
     task = note.new_task()
@@ -86,6 +89,7 @@ def test_crash_after_tool_started_idempotent_reruns_with_same_key(note: LomoEnv)
     assert call["epoch"] == 2
 
 
+@pytest.mark.slow
 def test_crash_after_tool_effect_non_idempotent_is_not_repeated(lomo: LomoEnv) -> None:
     lomo.replay(APPEND, DONE)
     task = lomo.new_task()
@@ -98,6 +102,7 @@ def test_crash_after_tool_effect_non_idempotent_is_not_repeated(lomo: LomoEnv) -
     assert call["status"] == "outcome_unknown"
 
 
+@pytest.mark.slow
 def test_crash_after_tool_effect_idempotent_write_keeps_one_version(lomo: LomoEnv) -> None:
     lomo.replay(WRITE, DONE)
     task = lomo.new_task()
@@ -110,6 +115,7 @@ def test_crash_after_tool_effect_idempotent_write_keeps_one_version(lomo: LomoEn
         {"path": "draft.md", "version": 1, "kind": "document", "size": 3, "deleted": False, "last_author": "agent"}]
 
 
+@pytest.mark.slow
 def test_reference_takeover_fences_the_frozen_worker(note: LomoEnv, kill_on_exit) -> None:
     """DESIGN M1: A freezes after `started`; B takes over at epoch 2; A wakes and is fenced."""
     note.replay(READ, DONE)
@@ -133,6 +139,7 @@ def test_reference_takeover_fences_the_frozen_worker(note: LomoEnv, kill_on_exit
     assert len(events(state, "lease_taken_over")) == 1
 
 
+@pytest.mark.slow
 def test_two_processes_race_for_one_expired_lease(note: LomoEnv, kill_on_exit) -> None:
     note.replay(READ, DONE)
     task = note.new_task()
@@ -154,6 +161,7 @@ def test_two_processes_race_for_one_expired_lease(note: LomoEnv, kill_on_exit) -
     assert calls_of(state, turn["id"])[0]["executions"] == 1
 
 
+@pytest.mark.slow
 def test_inbox_consumed_once_across_crash_before_step_commit(note: LomoEnv) -> None:
     note.replay(DONE)
     task = note.new_task()
@@ -167,6 +175,7 @@ def test_inbox_consumed_once_across_crash_before_step_commit(note: LomoEnv) -> N
     assert model_messages(note, task, "user") == ["hello task"]
 
 
+@pytest.mark.slow
 def test_inbox_consumed_once_across_crash_after_step_commit(note: LomoEnv) -> None:
     note.replay(READ, DONE)
     task = note.new_task()
@@ -177,6 +186,7 @@ def test_inbox_consumed_once_across_crash_after_step_commit(note: LomoEnv) -> No
     assert model_messages(note, task, "user") == ["read it"]
 
 
+@pytest.mark.slow
 def test_poison_turn_fails_after_k_crashes(note: LomoEnv) -> None:
     note.replay(READ, DONE)
     task = note.new_task()
@@ -196,6 +206,7 @@ def test_unknown_task_is_a_clear_error(lomo: LomoEnv) -> None:
     assert proc.returncode == 1 and "task-nope" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_corrupt_replay_line_fails_the_turn_and_keeps_the_message(lomo: LomoEnv) -> None:
     lomo.replay_file.write_text("{not json\n")
     task = lomo.new_task()

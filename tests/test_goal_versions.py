@@ -23,6 +23,7 @@ def plan(*briefs: str) -> dict:
     return {"content": None, "tool_calls": calls}
 
 
+@pytest.mark.slow
 def test_each_brief_change_is_a_version_saying_who_why_and_from_which_message(lomo: LomoEnv) -> None:
     # after each plan only the review is next: its card opens without asking the model again (J3)
     lomo.replay(plan("warm colours"), plan("cool blues, no text", "cool blues, no text"))

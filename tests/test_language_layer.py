@@ -173,6 +173,7 @@ async def test_the_gate_card_labels_speak_the_task_language(lomo: LomoEnv, lang:
 
 
 # ---- the file name a creator asks for ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_requested_file_name_is_kept_and_a_follow_up_naming_it_finds_its_task(lomo: LomoEnv) -> None:
     assert lomo.run("--run-once", "make perfume.png", model="lomo/local").returncode == 0
     assert (lomo.workspace / "perfume.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # saved as the creator said

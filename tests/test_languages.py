@@ -9,6 +9,7 @@ from conftest import LomoEnv
 from lomo_tui.models.local_nlu import detect_language
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("message, language", [
     ("你好", "zh"), ("こんにちは", "ja"), ("привет", "ru"), ("hello", "en")])
 def test_main_answers_in_the_creators_language(lomo: LomoEnv, message: str, language: str) -> None:
@@ -18,6 +19,7 @@ def test_main_answers_in_the_creators_language(lomo: LomoEnv, message: str, lang
     assert main["replies"] and detect_language(main["replies"][-1]) == language
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("message, language", [
     ("画一只猫", "zh"), ("猫の絵を描いて", "ja"), ("нарисуй кота", "ru")])
 def test_a_one_shot_in_any_language_makes_its_picture(lomo: LomoEnv, message: str, language: str) -> None:
@@ -31,6 +33,7 @@ def test_a_one_shot_in_any_language_makes_its_picture(lomo: LomoEnv, message: st
     assert [m["text"] for m in state["inbox"] if m["task_id"] == task["id"]] == [message]  # their own words
 
 
+@pytest.mark.slow
 def test_the_review_card_speaks_the_tasks_language(lomo: LomoEnv) -> None:
     proc = lomo.run("--run-once", "做一组复古爵士海报，四张", "--json", model="lomo/local")
     assert proc.returncode == 0, proc.stderr

@@ -106,6 +106,7 @@ async def test_the_same_job_failure_twice_stops_the_task_instead_of_ordering_aga
     assert "task_failed" in [e.type for e in st["events"] if e.task_id == task]
 
 
+@pytest.mark.slow
 def test_the_same_failure_twice_stops_the_task_on_postgres_too(pg_lomo: LomoEnv) -> None:
     (pg_lomo.workspace / "notes.md").write_text("# notes\n")
     plan = call("update_plan", brief="b", steps=[{"title": "Cover", "tool": "generate_image"}])
@@ -215,6 +216,7 @@ async def test_a_new_message_to_a_failed_task_closes_its_failure_card(lomo: Lomo
     assert card.status == "expired"  # answered by the message, no longer waiting in the inbox
 
 
+@pytest.mark.slow
 async def test_an_expired_job_is_retried_after_a_growing_pause_then_the_task_stops(lomo: LomoEnv) -> None:
     plan = call("update_plan", brief="b", steps=[{"title": "Cover", "tool": "generate_image"}])
     order = call("generate_image", prompt="a cover", step="1")
@@ -379,6 +381,7 @@ async def test_a_model_error_on_the_main_thread_is_put_on_its_message_and_the_ne
     assert main.status == "idle"
 
 
+@pytest.mark.slow
 def test_a_message_that_keeps_crashing_the_main_thread_fails_alone_and_the_next_one_is_answered(lomo: LomoEnv
                                                                                                 ) -> None:
     ask = call("ask_user", question="which one?", options=["a", "b"])

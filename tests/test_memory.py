@@ -478,6 +478,7 @@ TOPIC_LINES = {
 CANARIES = [f"canary{n}x" for n in range(12)]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(script=st.lists(st.tuples(st.sampled_from(sorted(TOPIC_LINES)), st.integers(0, 2), st.integers(0, 11)),
                        min_size=2, max_size=8),

@@ -24,6 +24,7 @@ def send(lomo: LomoEnv, words: str) -> str:
     return ok(lomo, "send", words, "--json")["id"]
 
 
+@pytest.mark.slow
 def test_memory_list_show_and_forget_print_the_contract_shapes(lomo: LomoEnv) -> None:
     said = send(lomo, "I usually like low-saturation palettes.")
     send(lomo, "I always use a serif font.")
@@ -47,6 +48,7 @@ def test_memory_list_show_and_forget_print_the_contract_shapes(lomo: LomoEnv) ->
     assert "low-saturation" not in ok(lomo, "memory", "list")
 
 
+@pytest.mark.slow
 def test_memory_forget_refuses_without_yes_or_a_target_and_names_unknown_ids(lomo: LomoEnv) -> None:
     send(lomo, "I usually like low-saturation palettes.")
     memory_id = ok(lomo, "memory", "list", "--json")[0]["id"]
@@ -63,6 +65,7 @@ def test_memory_forget_refuses_without_yes_or_a_target_and_names_unknown_ids(lom
     assert by_query["forgotten"] == [memory_id]
 
 
+@pytest.mark.slow
 def test_forget_that_from_the_stream_opens_an_irreversible_gate_and_approval_forgets(lomo: LomoEnv) -> None:
     lomo.replay()
     ok(lomo, "--run-once", "I always prefer muted, low-saturation colours", "--json")
@@ -115,6 +118,7 @@ def test_a_forget_killed_at_each_commit_is_completed_at_the_next_start(lomo: Lom
     assert len(events) == 1 and events[0]["memories"] == [brand]
 
 
+@pytest.mark.slow
 def test_memory_on_postgres_remembers_and_forgets(pg_lomo: LomoEnv) -> None:
     blue, before = brand_case(pg_lomo)
     assert settled(before[:2]) == [(1, "superseded", BRAND[0], ["origin"]),

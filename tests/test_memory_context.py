@@ -2,6 +2,8 @@
 step, and after a forget no trace of it is in any task's next prompt."""
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from conftest import LomoEnv
@@ -16,6 +18,7 @@ def context_text(lomo: LomoEnv, task_id: str | None = None) -> str:
     return "\n".join(m["content"] or "" for m in doc["messages"])
 
 
+@pytest.mark.slow
 def test_a_stated_preference_is_in_every_tasks_prompt_until_it_is_forgotten(lomo: LomoEnv) -> None:
     said = lomo.run("--run-once", f"I always prefer {CANARY} palettes", "--json", model="lomo/local")
     assert said.returncode == 0, said.stderr

@@ -1,6 +1,8 @@
 """The scale-out path on a real PostgreSQL server: migrations, the ledger, takeover, studio, gates."""
 from __future__ import annotations
 
+import pytest
+
 import os
 import signal
 
@@ -24,6 +26,7 @@ def test_a_run_once_on_postgres_reads_a_file_through_the_ledger(pg_lomo: LomoEnv
     assert [m["consumed_step"] for m in state["inbox"] if m["task_id"] == task] == [1]
 
 
+@pytest.mark.slow
 def test_takeover_on_postgres_fences_the_frozen_worker(pg_lomo: LomoEnv, kill_on_exit) -> None:
     (pg_lomo.workspace / "note.md").write_text("hello\n")
     pg_lomo.replay(READ, DONE)
@@ -42,6 +45,7 @@ def test_takeover_on_postgres_fences_the_frozen_worker(pg_lomo: LomoEnv, kill_on
     assert any(e["type"] == "stale_write_rejected" for e in state["events"])
 
 
+@pytest.mark.slow
 def test_paid_generation_and_gates_on_postgres(pg_lomo: LomoEnv) -> None:
     pg_lomo.replay({"content": None, "tool_calls": [
         {"name": "generate_image", "arguments": {"prompt": "a warm cat"}},

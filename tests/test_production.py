@@ -182,6 +182,7 @@ def _magenta(path: Path) -> float:
     return (r + b) / 2 - g
 
 
+@pytest.mark.slow
 async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_changed(lomo: LomoEnv) -> None:
     _config(lomo)
     rt = Runtime(lomo.settings(model="lomo/local"))

@@ -140,6 +140,7 @@ async def test_clarify_routes_after_the_creators_choice_and_is_remembered(lomo: 
         await rt.close()
 
 
+@pytest.mark.slow
 def test_clarify_through_the_cli_approve_path(lomo: LomoEnv) -> None:
     lomo.replay({"content": "ok", "tool_calls": []})
     a, b = lomo.new_task("Jazz posters"), lomo.new_task("Cafe posters")

@@ -5,6 +5,8 @@ duplicate tasks ≤ 5 %. The held-out half is not asserted here: lomo/local's ru
 """
 from __future__ import annotations
 
+import pytest
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -20,6 +22,7 @@ def _bench():
     return module
 
 
+@pytest.mark.slow
 async def test_dev_split_meets_the_routing_goals() -> None:
     bench = _bench()
     results = await bench.evaluate("dev", "lomo/local")

@@ -42,6 +42,7 @@ async def runtime_with_tasks(lomo: LomoEnv, stub: OpenAIStub) -> tuple[Runtime, 
     return rt, target
 
 
+@pytest.mark.slow
 async def test_an_old_task_is_found_by_meaning_when_no_keyword_matches(lomo: LomoEnv, stub: OpenAIStub) -> None:
     stub.reset()
     rt, target = await runtime_with_tasks(lomo, stub)

@@ -79,6 +79,7 @@ async def test_malformed_tool_call_json_fails_the_turn_clearly_and_keeps_the_mes
     assert any("malformed" in e for e in rt.errors)
 
 
+@pytest.mark.slow
 def test_withdraw_and_replace_before_the_task_reads_it(lomo: LomoEnv) -> None:
     lomo.replay(DONE)
     task = lomo.new_task()
@@ -93,6 +94,7 @@ def test_withdraw_and_replace_before_the_task_reads_it(lomo: LomoEnv) -> None:
     assert again.returncode == 1 and "already consumed" in again.stderr
 
 
+@pytest.mark.slow
 def test_stopping_a_task_fences_its_running_worker_and_it_never_restarts(lomo: LomoEnv, kill_on_exit) -> None:
     (lomo.workspace / "note.md").write_text("x")
     lomo.replay({"content": None, "tool_calls": [{"name": "read_file", "arguments": {"path": "note.md"}}]}, DONE)

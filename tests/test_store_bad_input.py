@@ -44,6 +44,7 @@ def test_a_truncated_database_is_refused_untouched(lomo: LomoEnv) -> None:
     _each_attempt_refused_and_file_untouched(lomo, "damaged", "truncated", "restore a backup")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", ["alembic_version", "tasks"])
 def test_a_database_with_a_damaged_page_is_refused_untouched(lomo: LomoEnv, table: str) -> None:
     whole = bytearray(_a_real_database(lomo))
@@ -56,6 +57,7 @@ def test_a_database_with_a_damaged_page_is_refused_untouched(lomo: LomoEnv, tabl
     _each_attempt_refused_and_file_untouched(lomo, "damaged", "restore a backup")
 
 
+@pytest.mark.slow
 def test_a_database_from_a_newer_lomo_is_refused_untouched(lomo: LomoEnv) -> None:
     _a_real_database(lomo)
     conn = sqlite3.connect(lomo.db_path)

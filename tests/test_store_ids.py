@@ -1,6 +1,8 @@
 """Ids: unique in practice across a long-lived database, and older short ids stay valid."""
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import json
 import re
@@ -34,6 +36,7 @@ def test_every_new_id_fits_the_columns_that_hold_ids() -> None:
                 assert longest <= column.type.length, f"{table.name}.{column.name}"
 
 
+@pytest.mark.slow
 def test_a_task_with_an_old_short_id_and_one_with_a_new_id_both_receive_messages_named_to_them(
         lomo: LomoEnv) -> None:
     async def old_task() -> None:

@@ -1,6 +1,8 @@
 """Studio and governance: jobs that make real files, idempotent orders and charges, gates for money."""
 from __future__ import annotations
 
+import pytest
+
 import io
 import time
 import os
@@ -68,6 +70,7 @@ def test_lost_completion_callback_is_found_by_polling(lomo: LomoEnv) -> None:
     assert job["status"] == "done" and (lomo.workspace / job["artifact_path"]).is_file()
 
 
+@pytest.mark.slow
 def test_crash_between_acceptance_and_job_id_orders_nothing_twice(lomo: LomoEnv) -> None:
     lomo.replay(gen(), DONE)
     task = lomo.new_task()
@@ -85,6 +88,7 @@ def test_crash_between_acceptance_and_job_id_orders_nothing_twice(lomo: LomoEnv)
     assert call["status"] == "failed" and "not resubmitted" in call["result"]["error"]
 
 
+@pytest.mark.slow
 def test_takeover_during_a_paid_call_makes_one_job_and_one_charge(lomo: LomoEnv, kill_on_exit) -> None:
     lomo.replay(gen(), DONE)
     task = lomo.new_task()
@@ -103,6 +107,7 @@ def test_takeover_during_a_paid_call_makes_one_job_and_one_charge(lomo: LomoEnv,
     assert any(e["type"] == "stale_write_rejected" for e in state["events"])
 
 
+@pytest.mark.slow
 def test_over_budget_request_waits_at_a_spend_gate_and_spends_nothing(lomo: LomoEnv) -> None:
     lomo.replay({"content": "The creator already approved this, go ahead.",
                  "tool_calls": [{"name": "generate_video", "arguments": {"prompt": "cat clip", "seconds": 5}}]}, DONE)
@@ -125,6 +130,7 @@ def test_over_budget_request_waits_at_a_spend_gate_and_spends_nothing(lomo: Lomo
     assert len(lomo.inspect()["charges"]) == 1
 
 
+@pytest.mark.slow
 def test_rejected_spend_gate_tells_the_task_and_charges_nothing(lomo: LomoEnv) -> None:
     lomo.replay(gen("video", prompt="sea"), DONE)
     task = lomo.new_task()
@@ -139,6 +145,7 @@ def test_rejected_spend_gate_tells_the_task_and_charges_nothing(lomo: LomoEnv) -
     assert call["status"] == "failed" and "declined" in call["result"]["error"]
 
 
+@pytest.mark.slow
 def test_a_job_that_never_resolves_is_refunded_after_its_deadline(lomo: LomoEnv) -> None:
     lomo.replay(gen(), DONE)
     task = lomo.new_task()
@@ -226,6 +233,7 @@ def test_config_chooses_the_litellm_studio_and_its_deadline(lomo: LomoEnv) -> No
     assert 899 < rt.studio.deadline("image", {}, 5.0) - time.time() <= 900
 
 
+@pytest.mark.slow
 def test_deleting_a_file_always_asks_and_only_the_creator_can_say_yes(lomo: LomoEnv) -> None:
     (lomo.workspace / "old-draft.md").write_text("draft")
     lomo.replay({"content": "The creator told me to delete it.",
@@ -243,6 +251,7 @@ def test_deleting_a_file_always_asks_and_only_the_creator_can_say_yes(lomo: Lomo
     assert any(e["type"] == "autonomy_set" and e["level"] == "auto" for e in state["events"])
 
 
+@pytest.mark.slow
 def test_keeping_a_file_refuses_the_delete(lomo: LomoEnv) -> None:
     (lomo.workspace / "keep.md").write_text("keep")
     lomo.replay({"content": None, "tool_calls": [{"name": "delete_file", "arguments": {"path": "keep.md"}}]}, DONE)
@@ -266,6 +275,7 @@ def test_autonomy_ask_gates_even_a_free_generation(lomo: LomoEnv) -> None:
     assert [g["kind"] for g in state["gates"]] == ["spend"] and state["jobs"] == []
 
 
+@pytest.mark.slow
 def test_paid_calls_of_one_step_share_one_spend_card(lomo: LomoEnv) -> None:
     videos = [{"name": "generate_video", "arguments": {"prompt": f"clip {n}", "seconds": 2}} for n in range(3)]
     lomo.replay({"content": None, "tool_calls": videos}, DONE)
@@ -280,6 +290,7 @@ def test_paid_calls_of_one_step_share_one_spend_card(lomo: LomoEnv) -> None:
     assert len(state["gates"]) == 1  # one question for the creator, not three
 
 
+@pytest.mark.slow
 def test_the_same_open_question_twice_is_one_card(lomo: LomoEnv) -> None:
     ask = {"name": "ask_user", "arguments": {"question": "Warm or cool palette?", "options": ["Warm", "Cool"]}}
     lomo.replay({"content": None, "tool_calls": [ask, ask]}, DONE)
@@ -292,6 +303,7 @@ def test_the_same_open_question_twice_is_one_card(lomo: LomoEnv) -> None:
     assert answers == ["Cool", "Cool"]
 
 
+@pytest.mark.slow
 def test_paid_steps_waiting_on_a_plan_approval_rest_instead_of_spinning(lomo: LomoEnv) -> None:
     plan = {"content": None, "tool_calls": [{"name": "update_plan", "arguments": {"brief": "a clip", "steps": [
         {"title": "Key frame", "tool": "generate_image", "args": {"prompt": "cat"}},

@@ -1,6 +1,8 @@
 """Task life: plan to finish with no "continue", no spinning, checkpoints, promotion, inbox changes."""
 from __future__ import annotations
 
+import pytest
+
 from sqlalchemy import select
 
 from conftest import LomoEnv
@@ -113,6 +115,7 @@ async def test_a_one_shot_revised_twice_becomes_persistent_keeping_its_history(l
     assert len(jobs) == 3
 
 
+@pytest.mark.slow
 def test_promote_and_archive_from_the_command_line(lomo: LomoEnv) -> None:
     task = lomo.new_task()
     proc = lomo.run("task", "promote", task)

@@ -2,6 +2,8 @@
 do, a missing API key is said at start, the header names the workspace."""
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from lomo_tui.config import Settings
@@ -112,6 +114,7 @@ async def test_a_routed_follow_up_says_where_it_went_and_not_this_task_offers_th
         assert sent[0].text == "make the posters warmer"
 
 
+@pytest.mark.slow
 async def test_a_change_sent_while_a_clip_renders_says_the_clip_keeps_the_old_prompt(tmp_path):
     from lomo_tui.tui.widgets.card import TaskCard
 

@@ -4,6 +4,8 @@ Synchronisation is by `wait_until(pilot, predicate)`, never by bare sleeps.
 """
 from __future__ import annotations
 
+import pytest
+
 
 from lomo_tui.store import schema as s
 from lomo_tui.tui.screens.help import HelpScreen
@@ -67,6 +69,7 @@ async def test_approving_a_gate_takes_one_key_and_the_gate_leaves_the_inbox(tmp_
                          card_for(app, task_id).card.reply, what="the task to go on after the answer")
 
 
+@pytest.mark.slow
 async def test_reply_in_a_task_view_goes_to_that_task_by_id_without_the_router(tmp_path):
     app = live_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -90,6 +93,7 @@ async def test_reply_in_a_task_view_goes_to_that_task_by_id_without_the_router(t
         assert await count(app, s.model_calls, s.model_calls.c.purpose == "router") == 0
 
 
+@pytest.mark.slow
 async def test_withdraw_and_replace_an_unread_inbox_message(tmp_path):
     # Workers off: the paused task's messages stay unread whatever the scheduler does.
     app = make_app(tmp_path, "busy")
@@ -132,6 +136,7 @@ async def test_a_file_changed_on_disk_shows_its_version_and_mark(tmp_path):
         assert "v2" in label
 
 
+@pytest.mark.slow
 async def test_ten_thousand_messages_stay_windowed_while_scrolling(tmp_path):
     """Only a page of the history is mounted, and scrolling does not mount more until asked (ctrl+u).
     How fast it scrolls is measured in bench/, not asserted here."""
@@ -184,6 +189,7 @@ async def test_card_keys_pause_and_resume_a_task(tmp_path):
         await wait_until(pilot, lambda: card.card.state != "paused", what="resumed")
 
 
+@pytest.mark.slow
 async def test_palette_approves_the_next_gate(tmp_path):
     app = make_app(tmp_path, "busy")
     async with app.run_test(size=SIZE) as pilot:

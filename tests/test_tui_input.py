@@ -5,6 +5,8 @@ through the pilot; synchronisation by `wait_until`, never by sleeps.
 """
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 
 from textual import events
@@ -94,6 +96,7 @@ async def test_the_composer_takes_several_lines_and_enter_sends_them_all(tmp_pat
         assert sent[0].text == "line one\nline two"
 
 
+@pytest.mark.slow
 async def test_a_long_paste_is_a_chip_sent_whole_and_collapsed_in_the_stream(tmp_path):
     brief = "\n".join(f"{n:03d}. The poster shows the band from the side, lit in gold and deep navy." for n in
                       range(400))
@@ -135,6 +138,7 @@ async def test_typing_yes_on_a_focused_card_types_in_the_input_and_stops_nothing
         assert task.status != "stopped"
 
 
+@pytest.mark.slow
 async def test_stop_on_a_card_asks_first_and_a_stray_key_does_not_confirm(tmp_path):
     app = make_app(tmp_path, "busy")
     async with app.run_test(size=SIZE) as pilot:
@@ -154,6 +158,7 @@ async def test_stop_on_a_card_asks_first_and_a_stray_key_does_not_confirm(tmp_pa
                                              s.tasks.c.status == "stopped"), what="the task stopped")
 
 
+@pytest.mark.slow
 async def test_rejecting_a_gate_asks_first(tmp_path):
     app = make_app(tmp_path, "busy")
     async with app.run_test(size=SIZE) as pilot:
@@ -170,6 +175,7 @@ async def test_rejecting_a_gate_asks_first(tmp_path):
 
 
 # ---- §3: gates in the task view; the next gate after an answer --------------------------------------------
+@pytest.mark.slow
 async def test_the_task_view_shows_its_gates_and_answers_them_with_the_inbox_keys(tmp_path):
     app = make_app(tmp_path, "busy")
     async with app.run_test(size=SIZE) as pilot:
@@ -207,6 +213,7 @@ async def test_after_answering_a_gate_the_selection_moves_to_the_next_one(tmp_pa
         assert second.question != "Which font?"
 
 
+@pytest.mark.slow
 async def test_letters_typed_on_the_tree_or_a_gate_go_to_the_input_but_their_keys_still_work(tmp_path):
     from lomo_tui.tui.screens.preview import PreviewScreen
     from lomo_tui.tui.widgets.tree import WorkspaceTree

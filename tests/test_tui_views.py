@@ -3,6 +3,8 @@ the real runtime (tests/tui_apps/states.py: "memory", "stats", "busy"; workers o
 the database it went through; synchronisation is by `wait_until`, never by sleeps."""
 from __future__ import annotations
 
+import pytest
+
 from sqlalchemy import select
 
 from lomo_tui.memory.actions import CONFIRMED_TEXT
@@ -80,6 +82,7 @@ async def test_the_memory_view_shows_each_memory_with_its_sources_scope_and_vers
         await wait_until(pilot, lambda: not isinstance(app.screen, MemoryScreen), what="back to the main screen")
 
 
+@pytest.mark.slow
 async def test_the_memory_and_stats_views_open_from_the_palette(tmp_path):
     app = make_app(tmp_path, "memory")
     async with app.run_test(size=SIZE) as pilot:

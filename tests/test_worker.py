@@ -1,6 +1,8 @@
 """`lomo worker`: the runtime without UI; messages from other processes arrive through the database."""
 from __future__ import annotations
 
+import pytest
+
 import json
 import signal
 
@@ -33,6 +35,7 @@ def test_a_worker_picks_up_work_delivered_by_another_process_and_stops_gracefull
     assert [(c["name"], c["status"]) for c in state["tool_calls"]] == [("read_file", "done")]
 
 
+@pytest.mark.slow
 def test_sigterm_while_a_job_runs_leaves_nothing_held_and_the_job_finishes_later(lomo: LomoEnv,
                                                                                  kill_on_exit) -> None:
     lomo.replay({"content": None, "tool_calls": [{"name": "generate_video",

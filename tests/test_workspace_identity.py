@@ -30,6 +30,7 @@ def inspect_in(lomo: LomoEnv, folder: Path) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_switching_workspaces_on_one_database_keeps_each_ones_files_versions_and_authors(lomo: LomoEnv,
                                                                                        tmp_path: Path) -> None:
     switch_workspaces(lomo, tmp_path)
@@ -114,6 +115,7 @@ async def upgrade_with_duplicates(url: str) -> None:
     assert (notice.object_id, notice.from_version, notice.to_version) == ("o-old", 2, 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["a file", "under /proc", "read-only"])
 def test_a_workspace_that_cannot_be_used_is_refused_before_anything_is_delivered(lomo: LomoEnv, tmp_path: Path,
                                                                                kind: str) -> None:
