@@ -13,12 +13,12 @@ Every change runs in one write transaction with its index rows and the profile. 
 """
 from __future__ import annotations
 
-from .. import clock
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select, update
 
+from .. import clock
 from ..errors import LomoError, UnknownId
 from ..base.ids import new_id
 from ..store import schema as s

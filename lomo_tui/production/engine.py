@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from .. import clock
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
+from .. import clock
 from ..governance.budget import check_spend, hold_spending
 from ..governance.gates import open_gate
 from ..store import schema as s

@@ -32,7 +32,7 @@ class ContextScreen(Screen):
 
     def compose(self) -> ComposeResult:
         app: Any = self.app
-        yield HeaderBar(app.workspace_root, app.session.model_name, id="header")
+        yield HeaderBar.of(app)
         yield Static(id="context-title")
         with VerticalScroll(id="context-body"):
             yield Static(id="context-text")
@@ -40,10 +40,7 @@ class ContextScreen(Screen):
 
     async def on_mount(self) -> None:
         app: Any = self.app
-        header = self.query_one(HeaderBar)
-        if app.snap is not None:
-            header.header = app.snap.header
-        header.model_state = app.session.model_state
+        self.query_one(HeaderBar).follow(app)
         self.query_one("#context-title", Static).update(Content.from_markup(
             "[b $primary]$t[/]  [$text-muted]$who · $hint[/]", t=text("context.title"),
             who=self.task_title or text("context.main"), hint=text("context.hint")))

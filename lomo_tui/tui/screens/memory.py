@@ -139,7 +139,7 @@ class MemoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         app: Any = self.app
-        yield HeaderBar(app.workspace_root, app.session.model_name, id="header")
+        yield HeaderBar.of(app)
         yield Static(id="memory-title")
         with Horizontal(id="memory-body"):
             yield MemoryList(id="memory-list")
@@ -153,11 +153,7 @@ class MemoryScreen(Screen):
 
     async def on_mount(self) -> None:
         app: Any = self.app
-        header = self.query_one(HeaderBar)
-        if app.snap is not None:
-            header.header = app.snap.header
-        header.model_state = app.session.model_state
-        header.status = "" if app.booted else "starting…"
+        self.query_one(HeaderBar).follow(app)
         await self.reload()
 
     async def reload(self) -> None:

@@ -3,7 +3,6 @@ where a chart reads better than numbers — verified steps and model calls per d
 the prompt cache's share (issue #13). `p` changes the period; every figure is counted from the ledgers."""
 from __future__ import annotations
 
-from ... import clock
 from typing import Any
 
 from textual.app import ComposeResult
@@ -12,6 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ... import clock
 from .. import keys
 from ..strings import text
 from ..widgets.header import HeaderBar
@@ -123,7 +123,7 @@ class StatsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         app: Any = self.app
-        yield HeaderBar(app.workspace_root, app.session.model_name, id="header")
+        yield HeaderBar.of(app)
         yield Static(id="stats-title")
         with VerticalScroll(id="stats-body"):
             yield Static(id="stats-numbers")
@@ -132,11 +132,7 @@ class StatsScreen(Screen):
 
     async def on_mount(self) -> None:
         app: Any = self.app
-        header = self.query_one(HeaderBar)
-        if app.snap is not None:
-            header.header = app.snap.header
-        header.model_state = app.session.model_state
-        header.status = "" if app.booted else "starting…"
+        self.query_one(HeaderBar).follow(app)
         await self.reload()
 
     async def reload(self) -> None:

@@ -71,7 +71,7 @@ class TaskScreen(Screen):
 
     def compose(self) -> ComposeResult:
         app: Any = self.app
-        yield HeaderBar(app.workspace_root, app.session.model_name, id="header")
+        yield HeaderBar.of(app)
         yield Static(id="task-title")
         with Horizontal(id="task-body"):
             with Vertical(id="task-left"):
@@ -110,11 +110,7 @@ class TaskScreen(Screen):
 
     async def on_mount(self) -> None:
         app: Any = self.app
-        header = self.query_one(HeaderBar)
-        if app.snap is not None:
-            header.header = app.snap.header
-        header.model_state = app.session.model_state
-        header.status = "" if app.booted else "starting…"
+        self.query_one(HeaderBar).follow(app)
         if app.snap is not None:
             self.show_gates(app.snap.gates)
         await self.refresh_task()

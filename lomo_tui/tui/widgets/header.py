@@ -3,6 +3,7 @@ how many gates wait for the creator."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.content import Content
 from textual.reactive import reactive
@@ -22,6 +23,18 @@ class HeaderBar(Widget):
     status: reactive[str] = reactive("starting…")
     model_state: reactive[str] = reactive("ready")
     missing_key: reactive[str] = reactive("")  # the environment variable to set, when the model has no key
+
+    @classmethod
+    def of(cls, app: Any) -> "HeaderBar":
+        """The header of a screen of APP (its workspace, its session's model)."""
+        return cls(app.workspace_root, app.session.model_name, id="header")
+
+    def follow(self, app: Any) -> None:
+        """Show APP's current state: its snapshot's header, the model's state, whether the runtime is up."""
+        if app.snap is not None:
+            self.header = app.snap.header
+        self.model_state = app.session.model_state
+        self.status = "" if app.booted else "starting…"
 
     def __init__(self, workspace: Path, model: str, **kwargs: object) -> None:
         super().__init__(**kwargs)
