@@ -9,7 +9,8 @@ transaction that recorded it:
 - a gate answered       → a clarify card delivers the words as chosen (A4); a checkpoint completes its step;
                           a failure card retries, waits or stops; the task goes on unless it was stopped;
 - a job settled         → the turn waiting on it is queued again (D3);
-- a gate overdue        → it expires as declined, and its turn is re-checked.
+- a gate overdue        → it expires as declined, and its turn is re-checked;
+- a task finished       → unless the model already said so, Lomo says it is done and what it made.
 
 Nothing here imports the UI. Only the runtime imports this module.
 """
@@ -23,6 +24,7 @@ from sqlalchemy import insert, select, update
 
 from .. import clock
 from ..governance import gates
+from ..language import phrase
 from ..ledger import TERMINAL_TASK, Claim, Ledger, ensure_turn, now
 from ..router import deterministic, index, memory
 from ..store import schema as s
@@ -62,9 +64,32 @@ class Reactions:
         elif verdict.status in ("done", "blocked"):
             await ledger.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                                reason=verdict.reason)
+            if verdict.status == "done":
+                await self.say_finished(conn, claim.task_id)
         if task.kind != "main":  # the main thread runs only for a message: nothing automatic to decide
             await decision.record(conn, claim.task_id, claim.turn_id,
                                   decision.decide(await decision.read_state(conn, claim.task_id)), stage="turn_end")
+
+    # ---- a task finished -----------------------------------------------------------------------
+    async def say_finished(self, conn: AsyncConnection, task_id: str) -> None:
+        """A persistent task that finished without a closing word from the model (the runtime settled it:
+        the last job came back, or the creator approved the last checkpoint) tells the creator it is done
+        and what it made, in the task's language. A one-shot shows its result on its card (D3)."""
+        task = await self.ledger.task_row(conn, task_id)
+        if task.kind != "persistent":
+            return
+        last = (await conn.execute(select(s.messages.c.role, s.messages.c.content, s.messages.c.tool_calls).where(
+            s.messages.c.task_id == task_id).order_by(s.messages.c.id.desc()).limit(1))).first()
+        if last is not None and last.role == "assistant" and (last.content or "").strip() and not last.tool_calls:
+            return  # the model's own last word stands
+        made: list[str] = []
+        for item in await checklist.items(conn, task_id):
+            made += [path for path in item.artifacts if path not in made]
+        text = phrase("all_done", task.language or "en", title=task.title)
+        if made:
+            text += "\n" + ", ".join(made)
+        await conn.execute(insert(s.messages).values(task_id=task_id, role="assistant", content=text,
+                                                     created_at=clock.now()))
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
@@ -100,6 +125,7 @@ class Reactions:
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                 status="done", status_reason=chosen.reason, updated_at=clock.now()))
             await self.ledger.event(conn, "task_finished", task_id, reason=chosen.reason)
+            await self.say_finished(conn, task_id)
         elif chosen.action == "ask":
             task = await self.ledger.task_row(conn, task_id)
             head = next(i for i in await checklist.items(conn, task_id) if i.state in checklist.OPEN)
