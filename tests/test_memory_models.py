@@ -17,6 +17,7 @@ from lomo_tui.memory.listing import memory_rows
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 from openai_stub import OpenAIStub, delayed, embeddings, error, reply
+from test_memory import assert_invariants, open_mind  # at import: hypothesis refuses @given built inside a test
 
 pytestmark = pytest.mark.usefixtures("loopback_only")  # litellm talks to the stub only
 
@@ -235,8 +236,6 @@ def test_vector_rows_equal_the_active_memories_through_any_history(script: list[
     import asyncio
     import tempfile
     from pathlib import Path
-
-    from test_memory import assert_invariants, open_mind
 
     async def scenario(root: Path) -> None:
         m = await open_mind(LomoEnv(root))
