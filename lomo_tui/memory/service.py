@@ -100,9 +100,9 @@ async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtrac
         async with db.write() as conn:
             current = (await conn.execute(select(s.memory_evidence.c.eligible, s.memory_evidence.c.extract_status).where(
                 s.memory_evidence.c.id == evidence_id))).first()
+            await _record_call(conn, call, row.task_id)  # spent either way (token counts only, no text)
             if current is None or not current.eligible or current.extract_status in ("done", "skipped"):
                 return []  # revoked or read by another pass meanwhile
-            await _record_call(conn, call, row.task_id)
             touched = []
             for candidate in candidates:
                 version_id = await store.apply(conn, candidate, task_id=row.task_id, evidence_created=row.created_at)
@@ -120,8 +120,9 @@ async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtrac
         try:
             async with db.write() as conn:
                 await _record_call(conn, call, task_id)
-                await conn.execute(update(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id).values(
-                    extract_status="failed", attempts=s.memory_evidence.c.attempts + 1))
+                await conn.execute(update(s.memory_evidence).where(  # another process's reading may have won
+                    s.memory_evidence.c.id == evidence_id, s.memory_evidence.c.extract_status.in_(
+                        ("pending", "failed"))).values(extract_status="failed", attempts=s.memory_evidence.c.attempts + 1))
         except Exception as again:  # noqa: BLE001 — the row stays pending; the next pass reads it
             log.warning("memory could not mark %s failed (%s)", evidence_id, type(again).__name__)
         return []
