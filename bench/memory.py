@@ -232,7 +232,8 @@ async def recall_times(db: Database, rng: random.Random, n: int = 300) -> list[f
     return out
 
 
-async def large(root: Path, tpl: Path, count: int, rng: random.Random, *, forgets: int = 20) -> dict[str, float]:
+async def large(root: Path, tpl: Path, count: int, rng: random.Random, *, forgets: int = 20,
+                recalls: int = 300) -> dict[str, float]:
     """Recall and forget at COUNT memories."""
     path = root / "large.db"
     shutil.copy(tpl, path)
@@ -242,7 +243,7 @@ async def large(root: Path, tpl: Path, count: int, rng: random.Random, *, forget
         async with db.read() as conn:
             active = (await conn.execute(select(s.memory_versions.c.id).where(
                 s.memory_versions.c.status == "active"))).all()
-        recall_ms = await recall_times(db, rng)
+        recall_ms = await recall_times(db, rng, recalls)
         forget_ms = []
         for evidence_id in rng.sample(ids, forgets):
             started = time.perf_counter()
@@ -269,11 +270,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     try:
         tpl = await template(root)
         if args.recall_only:
-            big = await large(root, tpl, args.memories, rng, forgets=0)
+            big = await large(root, tpl, args.memories, rng, forgets=0, recalls=args.recalls)
             return {"recall_at": big["memories"], "recall_p50_ms": round(big["recall_p50_ms"], 3),
                     "recall_p95_ms": round(big["recall_p95_ms"], 3), "load_1min": round(os.getloadavg()[0], 2)}
         runs = [await creator(n, root, tpl, rng, trap) for n in range(args.creators)]
-        big = await large(root, tpl, args.memories, rng)
+        big = await large(root, tpl, args.memories, rng, recalls=args.recalls)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     dependent = sum(r["dependent"] for r in runs)
@@ -299,6 +300,7 @@ if __name__ == "__main__":
     parser.add_argument("--dir", default="/dev/shm" if Path("/dev/shm").is_dir() else None,
                         help="where the databases go (default tmpfs: the figures are not fsync-bound)")
     parser.add_argument("--debug", action="store_true", help="print each leak found")
+    parser.add_argument("--recalls", type=int, default=300, help="recalls measured at --memories")
     parser.add_argument("--recall-only", action="store_true", help="only the recall figure at --memories")
     args = parser.parse_args()
     DEBUG = args.debug
