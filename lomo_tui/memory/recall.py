@@ -153,6 +153,7 @@ SEARCH_SQL = (f"SELECT {COLUMNS}, memory_fts.rank AS rank FROM memory_fts "
               "JOIN memory_versions v ON v.id = memory_fts.version_id JOIN memories m ON m.id = v.memory_id "
               "WHERE memory_fts MATCH :q AND (m.scope = 'creator' OR m.scope_ref = :task) "
               "ORDER BY memory_fts.rank LIMIT :n")  # the index holds active versions only (invariant 3)
+NEWEST_SQL = SEARCH_SQL.replace("ORDER BY memory_fts.rank", "ORDER BY memory_fts.rowid DESC")  # one word: no bm25
 
 
 async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL_LIMIT, *,
@@ -222,9 +223,13 @@ async def _search(conn: Any, task_id: str | None, words: list[str], limit: int) 
         telling = await _telling(conn, words)
         if not telling:
             return []
-        # one statement: FTS5 ranks the few documents of the telling words, joined and scoped, LIMIT rows back
-        rows = await fetch(conn, SEARCH_SQL, {"q": " OR ".join(_quoted(w) for w in telling), "task": task_id,
-                                              "n": limit})
+        # one statement: FTS5 ranks the few documents of the telling words, joined and scoped, LIMIT rows back;
+        # with a single telling word its documents match alike: the newest first, without ranking them (bm25
+        # reads every document's size)
+        params = {"q": " OR ".join(_quoted(w) for w in telling), "task": task_id, "n": limit}
+        if len(telling) == 1:
+            return [(r, 1.0) for r in await fetch(conn, NEWEST_SQL, params)]
+        rows = await fetch(conn, SEARCH_SQL, params)
         best = rows[0].rank if rows else 0.0
         return [(r, r.rank / best if best < 0 else 0.0) for r in rows]
     terms = [w for w in words if len(w) > 1][:8] or words[:8]
