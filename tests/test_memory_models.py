@@ -229,8 +229,9 @@ def test_the_pre_filter_sends_lasting_statements_in_four_languages(words: str) -
     assert possibly_durable(words)
 
 
-@pytest.mark.parametrize("words", ["Make a poster of a cat", "this time try a saturated red", "I like it, make three more",
-                                   "做一張海報", "猫のポスターを作って", "сделай постер с котом", "Add steam over the cups"])
+@pytest.mark.parametrize("words", ["Make a poster of a cat", "this time try a saturated red",
+                                   "I like it, make three more", "做一張海報", "猫のポスターを作って",
+                                   "сделай постер с котом", "Add steam over the cups"])
 def test_the_pre_filter_leaves_ordinary_requests_alone(words: str) -> None:
     assert not possibly_durable(words)
 
@@ -261,7 +262,8 @@ async def test_one_message_is_read_once_even_by_two_passes_at_once(lomo: LomoEnv
         stub.enqueue_memory(delayed(reply(json.dumps({"candidates": [
             {"text": "I always use a serif font.", "evidence_id": said}]})), 0.3))
         extractor = rt.memory_models.extractor
-        await asyncio.gather(rt.memory_models.upkeep(), memory.service.extract_evidence(rt.db, said, extractor=extractor))
+        await asyncio.gather(rt.memory_models.upkeep(),
+                             memory.service.extract_evidence(rt.db, said, extractor=extractor))
         assert len(stub.memory_requests) == 1 and len(await memory_calls(rt)) == 1
         assert [r["text"] for r in await active(rt)] == ["I always use a serif font."]
     finally:
@@ -340,3 +342,23 @@ def test_vector_rows_equal_the_active_memories_through_any_history(script: list[
 
     with tempfile.TemporaryDirectory() as root:
         asyncio.run(scenario(Path(root)))
+
+
+async def test_the_extractor_follows_a_switch_of_model(lomo: LomoEnv, stub: OpenAIStub) -> None:
+    import dataclasses
+
+    from lomo_tui.models import make_model
+
+    rt = await runtime(lomo, stub)  # lomo/local: read here
+    try:
+        assert rt.memory_models.extractor is None
+        rt.model = make_model(dataclasses.replace(rt.settings, model="openai/stub-model"), rt.ledger.count_model_calls)
+        assert rt.memory_models.extractor is not None and rt.memory_models.extractor.model is rt.model
+        said, _ = await rt.send("I usually like wide margins.")
+        assert await active(rt) == []  # left for the remote model's reading
+        stub.enqueue_memory(memory_answer({"text": "I usually like wide margins.", "kind": "preference"}))
+        assert await rt.memory_models.upkeep() == {"extracted": 1, "embedded": 0}
+        assert [r["evidence"] for r in await active(rt)] == [[{"message_id": said, "role": "origin"}]]
+        assert len(stub.memory_requests) == 1
+    finally:
+        await rt.close()

@@ -88,10 +88,14 @@ class MemoryModels:
     the memory vectors current. `poke()` asks for a pass soon (a creator message arrived)."""
 
     def __init__(self, db: Any, settings: Any, model: Any) -> None:
+        """MODEL: the runtime's model client, or a callable giving the current one (a creator may switch
+        models while it runs: the extractor follows)."""
         self.db = db
         section = settings.section("memory")
-        self.extractor: ModelExtractor | None = ModelExtractor(model) if reads_with_model(
-            section.get("extraction", "auto"), getattr(model, "name", "lomo/local")) else None
+        self.mode = section.get("extraction", "auto")
+        self._model = model if callable(model) and not hasattr(model, "complete") else (lambda: model)
+        self._extractor: ModelExtractor | None = None
+        self._started = False
         embedding = section.get("embedding_model") or None
         self.vectors: MemoryVectors | None = None
         if embedding:
@@ -104,12 +108,26 @@ class MemoryModels:
         self._task: asyncio.Task[None] | None = None
 
     @property
+    def extractor(self) -> ModelExtractor | None:
+        """The remote extractor for the current model, or None (extraction is deterministic)."""
+        model = self._model()
+        if not reads_with_model(self.mode, getattr(model, "name", "lomo/local")):
+            return None
+        if self._extractor is None or self._extractor.model is not model:
+            self._extractor = ModelExtractor(model)
+        return self._extractor
+
+    @property
     def enabled(self) -> bool:
         return self.extractor is not None or self.vectors is not None
 
     async def start(self) -> None:
-        if self.enabled and self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="lomo-memory-models")
+        self._started = True
+        self._start_loop()
+
+    def _start_loop(self) -> None:
+        if self._started and self.enabled and self._task is None and not self._stop.is_set():
+            self._task = asyncio.get_running_loop().create_task(self._loop(), name="lomo-memory-models")
 
     async def stop(self) -> None:
         self._stop.set()
@@ -119,6 +137,7 @@ class MemoryModels:
             self._task = None
 
     def poke(self) -> None:
+        self._start_loop()  # a switch to a remote model after start
         self._wake.set()
 
     async def upkeep(self) -> dict[str, int]:
@@ -127,9 +146,10 @@ class MemoryModels:
         from .service import retry_extraction
 
         out = {"extracted": 0, "embedded": 0}
-        if self.extractor is not None:
+        extractor = self.extractor
+        if extractor is not None:
             try:
-                out["extracted"] = await retry_extraction(self.db, extractor=self.extractor, min_age=0.0)
+                out["extracted"] = await retry_extraction(self.db, extractor=extractor, min_age=0.0)
             except Exception as exc:  # noqa: BLE001
                 log.warning("memory extraction pass failed (%s)", type(exc).__name__)
         if self.vectors is not None:

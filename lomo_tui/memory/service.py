@@ -120,9 +120,10 @@ async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtrac
         try:
             async with db.write() as conn:
                 await _record_call(conn, call, task_id)
+                evidence = s.memory_evidence.c
                 await conn.execute(update(s.memory_evidence).where(  # another process's reading may have won
-                    s.memory_evidence.c.id == evidence_id, s.memory_evidence.c.extract_status.in_(
-                        ("pending", "failed"))).values(extract_status="failed", attempts=s.memory_evidence.c.attempts + 1))
+                    evidence.id == evidence_id, evidence.extract_status.in_(("pending", "failed"))).values(
+                    extract_status="failed", attempts=evidence.attempts + 1))
         except Exception as again:  # noqa: BLE001 — the row stays pending; the next pass reads it
             log.warning("memory could not mark %s failed (%s)", evidence_id, type(again).__name__)
         return []
