@@ -249,6 +249,10 @@ async def _search(conn: Any, task_id: str | None, words: list[str], limit: int) 
     return [(row, score / top) for row, score in scored]
 
 
+PROFILE_SQL = ("SELECT p.text AS text, d.source_id AS source_id FROM memory_profiles p LEFT JOIN memory_derivations d "
+               "ON d.target_kind = 'profile' AND d.target_id = p.id WHERE p.status = 'current' ORDER BY d.id")
+
+
 async def profile_snapshot(db: Any) -> str:
     """The current creator profile, for the stable prefix ("" when nothing is remembered). An old snapshot
     is never returned: a forget makes a new version."""
@@ -260,12 +264,10 @@ async def profile_with_versions(db: Any) -> tuple[str, list[str]]:
     """The profile text and the memory versions it was made from (for `record_context_use`)."""
     try:
         async with db.read() as conn:
-            row = await store.current_profile(conn)
-            if row is None:
-                return "", []
-            ids = (await conn.execute(select(s.memory_derivations.c.source_id).where(
-                s.memory_derivations.c.target_kind == "profile", s.memory_derivations.c.target_id == row.id))).scalars()
-            return row.text, list(ids)
+            rows = await fetch(conn, PROFILE_SQL, {})  # every step reads it: one plain statement
+        if not rows:
+            return "", []
+        return rows[0].text, [r.source_id for r in rows if r.source_id is not None]
     except Exception as exc:  # noqa: BLE001 — no profile rather than no step
         log.warning("memory profile unavailable (%s)", type(exc).__name__)
         return "", []
