@@ -63,7 +63,7 @@ class Runtime:
         self.vectors = TaskVectors(self)
         self.rekey = SearchRekey(self.db)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
-        self.memory_models = memory.MemoryModels(self.db, settings, self.model)  # remote extraction, vectors
+        self.memory_models = memory.MemoryModels(self.db, settings, lambda: self.model)  # remote extraction, vectors
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
