@@ -128,6 +128,9 @@ class Planner:
         return ModelReply(content=phrase(key, self.lang, **fields))
 
     def next(self) -> ModelReply:
+        replan = self.hints.get("replan")
+        if replan and not self.new and "update_plan" in self.tools and self.hints.get("task_kind") == "persistent":
+            return self.plan(replan["new"]["goal"])  # the goal changed: the checklist is rebuilt from the new goal
         errors = [r["data"]["error"] for r in self.results if "error" in r["data"]]
         if errors and not self.new:
             return ModelReply(content="; ".join(errors))
