@@ -12,7 +12,8 @@ follows:
   planned for the old goal (`plan_outdated`; each reads as outdated on the checklist and the card) and the next
   turn is told to rebuild the plan, with the old and the new goal.
 
-Each is recorded as `run_decided` (stage: where; action; `outcome`: what the runtime did). `change_goal` is the
+Each is recorded as `run_decided` (stage: where; action), followed by what the runtime did (`step_reopened` or
+`evidence_revalidated` with `by: run_decided:STAGE`; `plan_outdated`). `change_goal` is the
 creator's goal change (`lomo task goal`): a new goal version, then the same decision, in one transaction.
 """
 from __future__ import annotations
@@ -42,10 +43,8 @@ async def act(conn: AsyncConnection, task_id: str, turn_id: str | None, chosen: 
     """Do the runtime's part of a repair or replan decision and record it; returns the decision that follows
     (recorded too when it is not to go on: a repair that found every result still good goes quiet)."""
     if chosen.action == "repair":
-        outcome = await evidence.recheck(conn, root, task_id, by=f"run_decided:{stage}")
-        reopened = [o["item"] for o in outcome if o["outcome"] == "reopened"]
-        await decision.record(conn, task_id, turn_id, chosen, stage=stage, outcome={
-            "reopened": reopened, "revalidated": [o["item"] for o in outcome if o["outcome"] == "revalidated"]})
+        await decision.record(conn, task_id, turn_id, chosen, stage=stage)  # then what it did: step_reopened /
+        await evidence.recheck(conn, root, task_id, by=f"run_decided:{stage}")  # evidence_revalidated events
         state = dataclasses.replace(await decision.read_state(conn, task_id), status="active")
         after = decision.decide(state)
         if after.action not in GOES_ON:
