@@ -57,13 +57,13 @@ async def planned_at(conn: AsyncConnection, task_id: str) -> float | None:
 
 async def pending(conn: AsyncConnection, task_id: str) -> GoalChange | None:
     """The creator's newest goal change after the checklist was last written (None: the plan is current)."""
-    planned = await planned_at(conn, task_id)
-    if planned is None:
-        return None
     v = s.task_goal_versions
-    new = (await conn.execute(select(v).where(v.c.task_id == task_id, v.c.who.like("creator%"), v.c.at > planned)
+    new = (await conn.execute(select(v).where(v.c.task_id == task_id, v.c.who.like("creator%"))
                               .order_by(v.c.version.desc()).limit(1))).first()
-    if new is None:
+    if new is None:  # most tasks: the creator never changed the goal (one primary-key read)
+        return None
+    planned = await planned_at(conn, task_id)
+    if planned is None or new.at <= planned:
         return None
     old = (await conn.execute(select(v).where(v.c.task_id == task_id, v.c.at <= planned)
                               .order_by(v.c.version.desc()).limit(1))).first()
