@@ -17,7 +17,7 @@ Definitions (each counts rows in scope: one task with TASK_ID, and rows from SIN
   `spend_per_verified_transition`: studio charges (not refunded) / verified.
 - `duplicate_work_rate`: jobs that repeat an earlier job of the same task (same kind, prompt, input files
   and seed) / all jobs. Jobs that failed, expired or were cancelled are no work done and repeat nothing: a
-  retry after a failure is a repair, not a duplicate.
+  retry after a failure is a repair, not a duplicate; so is remaking a result the creator deleted.
 - `interruptions_per_milestone`: gates the creator had to answer (answered by the creator, or still
   waiting for them; not those Lomo expired) / claimed transitions.
 - `needless_confirmations`: approved money gates that bought nothing — a spend card none of whose calls
@@ -96,9 +96,12 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
     spend = round(sum(c.amount for c in charges), 4)
 
     jobs = (await conn.execute(select(s.jobs.c.task_id, s.jobs.c.kind, s.jobs.c.prompt, s.jobs.c.params,
-                                      s.jobs.c.status).where(
+                                      s.jobs.c.status, s.jobs.c.artifact_path).where(
         *_in_task(s.jobs.c.task_id, task_id), *_after(s.jobs.c.created_at, since)))).all()
-    work = Counter(_work_key(j) for j in jobs if j.status not in NO_WORK)
+    made = {j.artifact_path for j in jobs if j.artifact_path}
+    deleted = set((await conn.execute(select(s.objects.c.path).where(
+        s.objects.c.path.in_(made), s.objects.c.deleted.is_(True)))).scalars()) if made else set()
+    work = Counter(_work_key(j) for j in jobs if j.status not in NO_WORK and j.artifact_path not in deleted)
     duplicates = sum(n - 1 for n in work.values())
 
     gates = (await conn.execute(select(s.gates).where(

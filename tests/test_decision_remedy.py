@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sqlalchemy import select
 
 from conftest import LomoEnv
@@ -121,3 +123,23 @@ async def test_a_goal_change_marks_the_plan_and_the_offline_planner_rebuilds_it(
     assert decided < outdated < rebuilt_at
     assert events[outdated][1]["items"] == [i.id for i in marked] and events[outdated][1]["new_goal"] == \
         "three posters for a blues night"
+
+
+@pytest.mark.slow
+def test_lomo_approve_sees_a_poster_deleted_while_no_watcher_ran(lomo: LomoEnv) -> None:
+    """The drills' order: the creator deletes a poster with Lomo closed, then `lomo approve`s the review. The
+    approval reads the task's files as they are, so the runtime repairs instead of finishing on a hole."""
+    task = lomo.new_task("Market posters")
+    made = lomo.run("--run-once", "a poster series for a spring farmers market, two posters", "--task", task,
+                    "--json", model="lomo/local")
+    assert made.returncode == 0, made.stderr
+    shown = json.loads(lomo.run("task", "show", task, "--json").stdout)
+    [review] = [g for g in shown["gates"] if g["status"] == "pending"]
+    (lomo.workspace / sorted(shown["artifacts"])[0]).unlink()
+    approved = lomo.run("approve", review["id"], "--option", "1", model="lomo/local")
+    assert approved.returncode == 0, approved.stderr
+    again = lomo.run("--run-once", "--json", model="lomo/local")
+    assert again.returncode == 0, again.stderr
+    shown = json.loads(lomo.run("task", "show", task, "--json").stdout)
+    assert shown["status"] == "done" and [j["status"] for j in shown["jobs"]] == ["done"] * 3
+    assert len([p for p in shown["artifacts"] if p.endswith(".png")]) == 2

@@ -96,6 +96,28 @@ async def context(conn: AsyncConnection, task_id: str) -> tuple[list[str], dict[
     return lines, hints
 
 
+async def sync_results(workspace: Any, task_id: str | None) -> list[str]:
+    """Record what happened on disk to the files TASK_ID's done steps showed (deleted, or a different size) before
+    a decision reads them: a process without the live watcher (`lomo approve`) would otherwise decide on the
+    database's older look. A stat per file; returns the paths it recorded."""
+    if not task_id:
+        return []
+    async with workspace.db.read() as conn:
+        rows = (await conn.execute(select(s.objects.c.path, s.objects.c.size).distinct().join(
+            s.checklist_links, s.checklist_links.c.object_id == s.objects.c.id).join(
+            s.checklist, s.checklist.c.id == s.checklist_links.c.item_id).where(
+            s.checklist.c.task_id == task_id, s.checklist.c.state == "done",
+            s.objects.c.deleted.is_(False)))).all()
+    changed = []
+    for row in rows:
+        path = workspace.root / row.path
+        gone = not path.is_file()
+        if gone or path.stat().st_size != row.size:
+            await workspace.observe(row.path, deleted=gone)
+            changed.append(row.path)
+    return changed
+
+
 async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, brief: str | None, who: str,
                       why: str, root: Path | None = None) -> dict[str, Any]:
     """The creator changes a task's goal (and/or brief): a goal version, the checkpoint cards that asked about the

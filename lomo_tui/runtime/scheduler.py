@@ -335,6 +335,9 @@ class Runtime:
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None,
                            by: str = "creator") -> Any:
         """The creator answers a gate: record it and what it sets going (reactions), then wake that."""
+        async with self.db.read() as conn:
+            task_id = (await conn.execute(select(s.gates.c.task_id).where(s.gates.c.id == gate_id))).scalar()
+        await remedy.sync_results(self.workspace, task_id)  # the decision after it reads the files as they are
         gate = await resolve_gate(self.db, gate_id, approve=approve, option=option, by=by, reactions=self.reactions)
         await self.poke(gate.turn_id)
         await self.sweep()  # a clarify answer or a checkpoint may have queued a turn elsewhere
