@@ -143,3 +143,53 @@ def test_lomo_approve_sees_a_poster_deleted_while_no_watcher_ran(lomo: LomoEnv) 
     shown = json.loads(lomo.run("task", "show", task, "--json").stdout)
     assert shown["status"] == "done" and [j["status"] for j in shown["jobs"]] == ["done"] * 3
     assert len([p for p in shown["artifacts"] if p.endswith(".png")]) == 2
+
+
+async def test_between_steps_the_runtime_reopens_a_deleted_result_before_the_model_is_asked(lomo: LomoEnv) -> None:
+    """Stage `step`: the poster is deleted while the task waits on a question; when the answer lets the turn go on,
+    the decision between steps re-opens the poster's step itself, and the next model call makes it again."""
+    question = {"question": "Go on with the notes?", "options": ["Yes", "No"]}
+
+    def call(name: str, args: dict) -> dict:
+        return {"content": None, "tool_calls": [{"name": name, "arguments": args}]}
+
+    lomo.replay(call("update_plan", {"brief": "b", "steps": [
+                    {"title": "Poster", "tool": "generate_image", "args": {"prompt": "a jazz poster"}},
+                    {"title": "Ask", "tool": "ask_user", "args": question},
+                    {"title": "Notes", "tool": "write_file"}]}),
+                call("generate_image", {"prompt": "a jazz poster", "step": "1"}),
+                call("ask_user", question),
+                call("generate_image", {"prompt": "a jazz poster", "step": "1"}),
+                call("complete_step", {"step": "2"}),
+                call("write_file", {"path": "notes.md", "content": "notes\n", "base_version": None}),
+                call("complete_step", {"step": "3", "artifacts": ["notes.md"]}),
+                {"content": "finished", "tool_calls": []})
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Poster and notes")
+        await rt.send("a jazz poster, then notes", task)
+        assert await rt.run_until_quiescent(60)
+        [asked] = [g for g in await _rows(rt, s.gates, task) if g.status == "pending"]
+        async with rt.db.read() as conn:
+            [rel] = (await checklist.items(conn, task))[0].artifacts
+        (lomo.workspace / rel).unlink()
+        await rt.workspace.observe(rel, deleted=True)
+        await rt.resolve_gate(asked.id, approve=True, option=1, by="creator:test")
+        assert await rt.run_until_quiescent(60)
+        async with rt.db.read() as conn:
+            steps = await checklist.items(conn, task)
+            reopened = (await conn.execute(select(s.events).where(
+                s.events.c.task_id == task, s.events.c.type == "step_reopened"))).one()
+            decided = (await conn.execute(select(s.events).where(
+                s.events.c.task_id == task, s.events.c.type == "run_decided").order_by(s.events.c.id))).all()
+            calls = (await conn.execute(select(s.model_calls.c.created_at).where(
+                s.model_calls.c.task_id == task).order_by(s.model_calls.c.id))).scalars().all()
+        jobs = await _rows(rt, s.jobs, task)
+    finally:
+        await rt.close()
+    assert [i.state for i in steps] == ["done", "done", "done"] and len(jobs) == 2
+    assert reopened.data["by"] == "run_decided:step" and reopened.data["why"] == f"{rel} was deleted"
+    repair = next(d for d in decided if d.data["action"] == "repair")
+    assert repair.data["stage"] == "step" and repair.id < reopened.id
+    assert len([c for c in calls if c < reopened.at]) == 3  # plan, poster, question: none spent finding the hole

@@ -56,8 +56,9 @@ class Reactions:
             await ledger.set_task_status(conn, claim.task_id, "active")
             return
         verdict = await stopcheck.decide(conn, task, turn, self.time_scale)
-        if task.kind != "main" and (verdict.status == "done" or verdict.next_turn) and \
-                await self._remedied(conn, claim, verdict):
+        remedied = await self._remedied(conn, claim) if task.kind != "main" and (
+            verdict.status == "done" or verdict.next_turn) else None
+        if remedied:
             return
         await ledger.set_task_status(conn, claim.task_id, verdict.status, verdict.reason)
         if verdict.next_turn:
@@ -67,18 +68,19 @@ class Reactions:
         elif verdict.status in ("done", "blocked"):
             await ledger.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                                reason=verdict.reason)
-        if task.kind != "main":  # the main thread runs only for a message: nothing automatic to decide
+        if task.kind != "main" and remedied is None:  # the main thread runs only for a message
             await decision.record(conn, claim.task_id, claim.turn_id,
                                   decision.decide(await decision.read_state(conn, claim.task_id)), stage="turn_end")
 
-    async def _remedied(self, conn: AsyncConnection, claim: Claim, verdict: Any) -> bool:
+    async def _remedied(self, conn: AsyncConnection, claim: Claim) -> bool | None:
         """A turn that finished its checklist (or goes on) while a result broke or the goal changed: the runtime
         repairs or marks the plan (runtime/remedy.py) and the next turn goes on with it, instead of the task
-        ending on a hole. A replan the turn was already told about is left to the stop check."""
+        ending on a hole. A replan the turn was already told about is left to the stop check. Returns None when
+        there was nothing to act on, False when it acted (recorded) and the stop check's verdict stands."""
         chosen = decision.decide(dataclasses.replace(await decision.read_state(conn, claim.task_id), status="active"))
         if chosen.action not in remedy.ACTS or (chosen.action == "replan"
                                                 and await remedy.told(conn, claim.task_id, claim.turn_id)):
-            return False
+            return None
         after = await remedy.act(conn, claim.task_id, claim.turn_id, chosen, stage="turn_end", root=self.root)
         if after.action not in remedy.GOES_ON:
             return False
