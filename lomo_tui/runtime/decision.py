@@ -14,7 +14,10 @@ between the steps of a turn before the model is asked again — and the decision
 | `pause`   | paused or stopped: only the creator's resume runs it      |
 
 Waiting never costs a model call: when only a human checkpoint is left the runtime opens the card itself
-(D3), and a finished goal goes quiet.
+(D3), and a finished goal goes quiet. Repair (a done step's result deleted or broken, its evidence expired) and
+replan (the creator changed the goal after the plan was written) are carried out by the runtime before the next
+turn — steps re-checked and re-opened, an outdated plan marked, the next turn told what to do
+(runtime/remedy.py) — never discovered by a model call.
 """
 from __future__ import annotations
 
