@@ -294,16 +294,14 @@ def routing_errors(drill: Drill, state: dict[str, Any]) -> tuple[int, int, list[
     return errors, len(drill.routes), wrong
 
 
-def duplicate_generations(shown: dict[str, dict[str, Any]], ws: Path | None = None) -> int:
-    """Generations ordered again while the first one's result is still there (a result the creator deleted may
-    be made again: that is a repair)."""
+def duplicate_generations(shown: dict[str, dict[str, Any]], deleted: frozenset[str] = frozenset()) -> int:
+    """Generations ordered twice (same kind, prompt and inputs). A result the creator deleted (DELETED: paths of
+    `object_deleted` events) may be made again: that is a repair, not a duplicate."""
     dups = 0
     for task in shown.values():
         seen: set[tuple[Any, ...]] = set()
         for job in task["jobs"]:
-            if job["status"] in ("failed", "expired", "cancelled"):
-                continue
-            if ws is not None and job.get("artifact_path") and not (ws / job["artifact_path"]).is_file():
+            if job["status"] in ("failed", "expired", "cancelled") or job.get("artifact_path") in deleted:
                 continue
             key = (job["kind"], job.get("prompt"), json.dumps(job.get("inputs"), sort_keys=True))
             dups += key in seen
@@ -358,7 +356,8 @@ def measure(drill: Drill) -> dict[str, Any]:
     return {
         "nudges": drill.nudges,
         "needless_confirmations": unexpected + int(stats.get("needless_confirmations") or 0),
-        "duplicate_generations": duplicate_generations(shown, drill.box.ws),
+        "duplicate_generations": duplicate_generations(shown, frozenset(
+            e.get("path") for e in state["events"] if e["type"] == "object_deleted")),
         "routing_errors": routing, "routed_messages": routed,
         "routing_error_rate": round(routing / routed, 4) if routed else 0.0,
         "stale_overwrites": stale, "conflicts_caught": conflicts,

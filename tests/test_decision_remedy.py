@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from conftest import LomoEnv
-from lomo_tui import views
+from lomo_tui import metrics, views
 from lomo_tui.runtime import remedy
 from lomo_tui.runtime.prompt_view import describe
 from lomo_tui.runtime.reactions import resolve_gate
@@ -75,12 +75,14 @@ async def test_a_deleted_poster_is_reopened_by_the_runtime_and_only_it_is_made_a
         async with rt.db.read() as conn:
             after = await checklist.items(conn, task)
             row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task))).one()
+            stats = await metrics.compute(conn, task_id=task)
     finally:
         await rt.close()
     fresh = [j for j in jobs if (j.params or {}).get("step") == second.id]
     assert len(jobs) == 4 and len(fresh) == 2  # one new job, for the deleted poster's step only
     assert [i.state for i in after] == ["done", "done", "done", "done"] and row.status == "done"
-    assert (lomo.workspace / after[1].artifacts[-1]).is_file()
+    assert after[1].artifacts == (rel,) and (lomo.workspace / rel).is_file()  # made again where it was
+    assert stats["counts"]["duplicate_jobs"] == 0  # remaking what you deleted is a repair, not duplicate work
 
 
 async def test_a_goal_change_marks_the_plan_and_the_offline_planner_rebuilds_it(lomo: LomoEnv) -> None:

@@ -91,8 +91,9 @@ async def context(conn: AsyncConnection, task_id: str) -> tuple[list[str], dict[
                 + (f" — call {i.tool} with the step's args and step=\"{i.id}\"" if i.tool else "") for i in broken]
         lines.append("Repair: the runtime re-opened these steps because what showed them done no longer holds. "
                      "Make or check only these again; the other done steps stand:\n" + "\n".join(rows))
+        gone = await _deleted_results(conn, task_id, [i.id for i in broken])
         hints["repair"] = [{"step": i.id, "n": i.position, "why": i.evidence.removeprefix("re-opened: "),
-                            "tool": i.tool} for i in broken]
+                            "tool": i.tool, "deleted": gone.get(i.id, [])} for i in broken]
     return lines, hints
 
 
@@ -116,6 +117,20 @@ async def sync_results(workspace: Any, task_id: str | None) -> list[str]:
             await workspace.observe(row.path, deleted=gone)
             changed.append(row.path)
     return changed
+
+
+async def _deleted_results(conn: AsyncConnection, task_id: str, items: list[str]) -> dict[str, list[str]]:
+    """Per re-opened step, the files it had made that are deleted now (a repair may make them at the same path)."""
+    rows = (await conn.execute(select(s.checklist_links.c.item_id, s.objects.c.path).join(
+        s.objects, s.objects.c.id == s.checklist_links.c.object_id).where(
+        s.checklist_links.c.item_id.in_(items), s.objects.c.deleted.is_(True)))).all()
+    live = set((await conn.execute(select(s.objects.c.path).where(
+        s.objects.c.path.in_([r.path for r in rows]), s.objects.c.deleted.is_(False)))).scalars()) if rows else set()
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        if row.path not in live:  # nothing has taken the name since
+            out.setdefault(row.item_id, []).append(row.path)
+    return out
 
 
 async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, brief: str | None, who: str,

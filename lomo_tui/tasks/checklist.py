@@ -51,7 +51,8 @@ async def items(conn: AsyncConnection, task_id: str, *, include_removed: bool = 
     if rows:
         for link in (await conn.execute(select(s.checklist_links.c.item_id, s.objects.c.path).join(
                 s.objects, s.objects.c.id == s.checklist_links.c.object_id).where(
-                s.checklist_links.c.item_id.in_([r.id for r in rows])))).all():
+                s.checklist_links.c.item_id.in_([r.id for r in rows]),
+                s.objects.c.deleted.is_(False)))).all():  # a deleted result stays linked, not listed
             links.setdefault(link.item_id, []).append(link.path)
     from . import evidence, replan  # both build on this module
 
