@@ -75,17 +75,18 @@ async def told(conn: AsyncConnection, task_id: str, turn_id: str) -> bool:
     return asked is not None
 
 
-async def context(conn: AsyncConnection, task_id: str) -> tuple[list[str], dict[str, Any]]:
+async def context(conn: AsyncConnection, task_id: str, steps: list[checklist.Item] | None = None
+                  ) -> tuple[list[str], dict[str, Any]]:
     """The context tail's repair and replan sections for the task's next step, and the matching model hints
-    (`repair`: the re-opened steps; `replan`: the old and the new goal)."""
+    (`repair`: the re-opened steps; `replan`: the old and the new goal). STEPS: the checklist, if read already."""
     lines: list[str] = []
     hints: dict[str, Any] = {}
     change = await replan.pending(conn, task_id)
     if change is not None:
         lines.append(replan.instruction(change))
         hints["replan"] = change.to_dict()
-    broken = [i for i in await checklist.items(conn, task_id)
-              if i.state in checklist.OPEN and i.evidence.startswith("re-opened:")]
+    steps = steps if steps is not None else await checklist.items(conn, task_id)
+    broken = [i for i in steps if i.state in checklist.OPEN and i.evidence.startswith("re-opened:")]
     if broken and change is None:
         rows = [f"- step {i.position} “{i.title}” (id {i.id}): {i.evidence}"
                 + (f" — call {i.tool} with the step's args and step=\"{i.id}\"" if i.tool else "") for i in broken]
@@ -158,7 +159,7 @@ async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, 
         chosen = await act(conn, task_id, None, chosen, stage="goal_changed", root=root)
     else:
         await decision.record(conn, task_id, None, chosen, stage="goal_changed")
-    if runs and (chosen.action in GOES_ON or not state.planned):
+    if runs and chosen.action in GOES_ON:  # (not planned yet: the next message plans for the new goal)
         await ensure_turn(conn, task_id)
         await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
             status="active", status_reason=f"the goal changed (v{version}): re-planning", updated_at=clock.now()))

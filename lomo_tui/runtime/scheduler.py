@@ -284,7 +284,7 @@ class Runtime:
                          f"free per call up to {self.budget.free_per_call:.2f} {c}. Autonomy: {task.autonomy}.")
             hints.update(spent=spent, plan_allowance=allowance, spent_today=today,
                          **await self.workspace.task_views(conn, task.id))
-            remedies, remedy_hints = await remedy.context(conn, task.id)  # what to repair, or to re-plan (J3)
+            remedies, remedy_hints = await remedy.context(conn, task.id, steps)  # what to repair or re-plan (J3)
             extra.extend(remedies)
             hints.update(remedy_hints)
         notices = await self.workspace.open_notices(conn, task.id)
