@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
@@ -31,7 +32,7 @@ from ..store import schema as s
 from ..store.engine import Database
 from ..studio.service import cancel_task_jobs
 from ..tasks import checklist, evidence, stopcheck
-from . import decision
+from . import decision, remedy
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -43,6 +44,7 @@ class Reactions:
     def __init__(self, ledger: Ledger, time_scale: float = 1.0) -> None:
         self.ledger = ledger
         self.time_scale = time_scale  # scales the stop check's back-off after a transient failure
+        self.root: Path | None = None  # the workspace folder (the runtime's); None: where each file is
 
     # ---- a turn completed ----------------------------------------------------------------------
     async def turn_completed(self, conn: AsyncConnection, ledger: Ledger, claim: Claim) -> None:
@@ -56,6 +58,10 @@ class Reactions:
             await ledger.set_task_status(conn, claim.task_id, "active")
             return
         verdict = await stopcheck.decide(conn, task, turn, self.time_scale)
+        remedied = await self._remedied(conn, claim) if task.kind != "main" and (
+            verdict.status == "done" or verdict.next_turn) else None
+        if remedied:
+            return
         await ledger.set_task_status(conn, claim.task_id, verdict.status, verdict.reason)
         if verdict.next_turn:
             await ledger.ensure_turn(conn, claim.task_id)
@@ -66,9 +72,25 @@ class Reactions:
                                reason=verdict.reason)
             if verdict.status == "done":
                 await self.say_finished(conn, claim.task_id)
-        if task.kind != "main":  # the main thread runs only for a message: nothing automatic to decide
+        if task.kind != "main" and remedied is None:  # the main thread runs only for a message
             await decision.record(conn, claim.task_id, claim.turn_id,
                                   decision.decide(await decision.read_state(conn, claim.task_id)), stage="turn_end")
+
+    async def _remedied(self, conn: AsyncConnection, claim: Claim) -> bool | None:
+        """A turn that finished its checklist (or goes on) while a result broke or the goal changed: the runtime
+        repairs or marks the plan (runtime/remedy.py) and the next turn goes on with it, instead of the task
+        ending on a hole. A replan the turn was already told about is left to the stop check. Returns None when
+        there was nothing to act on, False when it acted (recorded) and the stop check's verdict stands."""
+        chosen = decision.decide(dataclasses.replace(await decision.read_state(conn, claim.task_id), status="active"))
+        if chosen.action not in remedy.ACTS or (chosen.action == "replan"
+                                                and await remedy.told(conn, claim.task_id, claim.turn_id)):
+            return None
+        after = await remedy.act(conn, claim.task_id, claim.turn_id, chosen, stage="turn_end", root=self.root)
+        if after.action not in remedy.GOES_ON:
+            return False
+        await self.ledger.ensure_turn(conn, claim.task_id)
+        await self.ledger.set_task_status(conn, claim.task_id, "active", after.reason)
+        return True
 
     # ---- a task finished -----------------------------------------------------------------------
     async def say_finished(self, conn: AsyncConnection, task_id: str) -> None:
@@ -120,7 +142,10 @@ class Reactions:
         gets its card, neither asking the model."""
         state = dataclasses.replace(await decision.read_state(conn, task_id), status="active")
         chosen = decision.decide(state)
-        await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
+        if chosen.action in remedy.ACTS:  # a result broke or the goal changed: the runtime acts on it first
+            chosen = await remedy.act(conn, task_id, gate.turn_id, chosen, stage="gate_answered", root=self.root)
+        else:
+            await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
         if chosen.action == "quiet":
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                 status="done", status_reason=chosen.reason, updated_at=clock.now()))
