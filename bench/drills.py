@@ -294,16 +294,23 @@ def routing_errors(drill: Drill, state: dict[str, Any]) -> tuple[int, int, list[
     return errors, len(drill.routes), wrong
 
 
-def duplicate_generations(shown: dict[str, dict[str, Any]], deleted: frozenset[str] = frozenset()) -> int:
+def duplicate_generations(shown: dict[str, dict[str, Any]], deleted: frozenset[str] = frozenset(),
+                          keys: dict[str, str] | None = None) -> int:
     """Generations ordered twice (same kind, prompt and inputs). A result the creator deleted (DELETED: paths of
-    `object_deleted` events) may be made again: that is a repair, not a duplicate."""
+    `object_deleted` events) may be made again: that is a repair, not a duplicate. A production-graph job is
+    named by its idempotency key (KEYS, from `inspect --json`): node + a hash of its inputs' content and
+    parameters, so a key frame remade because the character sheet changed is new work, and one made twice
+    from the same inputs is a duplicate."""
+    keys = keys or {}
     dups = 0
     for task in shown.values():
         seen: set[tuple[Any, ...]] = set()
         for job in task["jobs"]:
             if job["status"] in ("failed", "expired", "cancelled") or job.get("artifact_path") in deleted:
                 continue
-            key = (job["kind"], job.get("prompt"), json.dumps(job.get("inputs"), sort_keys=True))
+            key: tuple[Any, ...] = (job["kind"], job.get("prompt"), json.dumps(job.get("inputs"), sort_keys=True))
+            if keys.get(job.get("id", ""), "").startswith("prod/"):
+                key = ("production", keys[job["id"]].rsplit("/", 2)[-2], keys[job["id"]].rsplit("/", 1)[-1])
             dups += key in seen
             seen.add(key)
     return dups
@@ -357,7 +364,8 @@ def measure(drill: Drill) -> dict[str, Any]:
         "nudges": drill.nudges,
         "needless_confirmations": unexpected + int(stats.get("needless_confirmations") or 0),
         "duplicate_generations": duplicate_generations(shown, frozenset(
-            e.get("path") for e in state["events"] if e["type"] == "object_deleted")),
+            e.get("path") for e in state["events"] if e["type"] == "object_deleted"),
+            {j["id"]: j.get("idempotency_key") or "" for j in state["jobs"]}),
         "routing_errors": routing, "routed_messages": routed,
         "routing_error_rate": round(routing / routed, 4) if routed else 0.0,
         "stale_overwrites": stale, "conflicts_caught": conflicts,
@@ -394,10 +402,12 @@ def drill_poster(d: Drill) -> None:
 
 
 def drill_film(d: Drill) -> None:
-    """A short film (today's film flow) with a change sent while its clips are being made."""
+    """A short film (the production graph) with a change sent while its shots are being made."""
     d.say("make a 15-second short film of a fox in a snowy forest, three shots", expect="new", label="film")
     d.expected_gates += 1  # the plan and its budget
-    d.expected_artifacts["film"] = 2  # today's flow: a key frame and the film; a change makes a new version of it
+    # the production graph's results: storyboard, graph, character sheet, scene reference, sound, three key
+    # frames, three clips and the cut; a change makes new versions of these, never new files
+    d.expected_artifacts["film"] = 12
     d.settle("film", stop_at="gate")
     plan = d.pending_gates("film")
     if not plan:

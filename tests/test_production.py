@@ -17,6 +17,7 @@ from PIL import Image, ImageStat
 from sqlalchemy import select
 
 from conftest import LomoEnv, async_wait_for, wait_for
+from lomo_tui import metrics
 from lomo_tui.production.graph import GraphError, as_graph, film_flow, parse_storyboard
 from lomo_tui.production.report import graph_states
 from lomo_tui.production.state import evaluate
@@ -205,6 +206,8 @@ async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_chang
         [state] = await graph_states(rt.db, task)
         assert state["path"] == GRAPH and {n["state"] for n in state["nodes"]} == {"done"}
         assert any(n["type"] == "storyboard" for n in state["nodes"])
+        async with rt.db.read() as conn:  # the graph's approved card bought its nodes: not a needless one
+            assert (await metrics.compute(conn, task_id=task))["needless_confirmations"] == 0
 
         # the creator repaints the character sheet: its key frames, clips and the cut are made again, nothing else
         before = _magenta(lomo.workspace / FILM / "shot1.png")
@@ -220,6 +223,8 @@ async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_chang
         assert runs["character"] == runs["scene"] == runs["sound"] == 1
         assert len(await _rows(rt, s.jobs)) == 15 and len(await _rows(rt, s.charges)) == 15
         assert _magenta(lomo.workspace / FILM / "shot1.png") > before + 15  # the key frame shows the new sheet
+        async with rt.db.read() as conn:  # remade from a new sheet: new work, not duplicate work
+            assert (await metrics.compute(conn, task_id=task))["duplicate_work_rate"] == 0
 
         # "change shot 2 to …" edits that node: its key frame and clip are made again (and the cut)
         await _say(rt, task, "change shot 2 to the fox leaps over a frozen stream")
