@@ -173,3 +173,6 @@ def test_film_drill_takes_the_mid_way_change_without_nudges() -> None:
     r = _run("film")
     assert r["nudges"] == 0 and r["routing_errors"] == 0, r["findings"]
     assert r["details"]["jobs_with_the_change"] >= 1
+    # the change remakes what depends on the character (new work), nothing twice, and its cards bought it
+    assert (r["duplicate_generations"], r["duplicate_artifacts"], r["needless_confirmations"]) == (0, 0, 0), \
+        r["findings"]
