@@ -391,14 +391,43 @@ class Engine:
         plans = [g for g in plans if g is not None and g.status == "approved" and g.task_id == self.ctx.task_id]
         return max(plans, key=lambda g: g.resolved_at or 0.0) if plans else None
 
+    async def _unapplied_plan(self) -> Any:
+        """This call's approved plan card whose approvals were never recorded (the graph changed since it was
+        asked, so its question is not asked again): it still covers the nodes it named."""
+        async with self.rt.db.read() as conn:
+            gates = (await conn.execute(select(s.gates).where(
+                s.gates.c.task_id == self.ctx.task_id, s.gates.c.tool_call_id == self.ctx.key,
+                s.gates.c.dedupe_key.like(f"{PLAN}%"), s.gates.c.status == "approved")
+                .order_by(s.gates.c.resolved_at.desc()))).all()
+            for gate in gates:
+                if (gate.scope or {}).get("graph") != self.path:
+                    continue
+                used = (await conn.execute(select(s.production_nodes.c.node_id).where(
+                    s.production_nodes.c.approved == gate.id))).first() or (await conn.execute(
+                    select(s.jobs.c.id).where(s.jobs.c.task_id == self.ctx.task_id,
+                                              s.jobs.c.params["plan"].as_string() == gate.id))).first()
+                if used is None:
+                    return gate
+        return None
+
     async def _plan_card(self, graph: Graph, states: dict[str, NodeState], uncovered: list[NodeState],
                          quotes: dict[str, float]) -> Progress | bool:
+        answered = await self._unapplied_plan()
+        named = set((answered.scope or {}).get("nodes", [])) if answered is not None else set()
+        if named & {st.id for st in uncovered}:
+            async with self.rt.db.write(durable=False) as conn:  # derived from the answered card: redone after a crash
+                for st in uncovered:
+                    if st.id in named:
+                        await _upsert(conn, self.ws, self.path, st.id, st.type, approved=answered.id,
+                                      task_id=self.ctx.task_id)
+            return True
         items = []
         for st in uncovered:
             prompt, _ = self._job_params(graph, st, ordering=False)
             items.append((st, STUDIO_KIND[st.type], quotes[st.id], prompt))
         total = round(sum(i[2] for i in items), 2)
-        signature = "|".join(f"{st.id}={st.key or (st.record.key if st.record else '')}" for st, *_ in items)
+        signature = "|".join(f"{st.id}={st.key or (st.record.key if st.record else '')}{self._order_keys.get(st.id, '')}"
+                             for st, *_ in items)  # a node made again under a fresh job key is asked for again
         dedupe = f"{PLAN}{self.ctx.task_id}:{hashlib.sha1((self.path + signature).encode()).hexdigest()[:24]}"
         currency = self.rt.budget.currency
         lang = await self.language()
