@@ -119,6 +119,7 @@ class Engine:
         self._placed: list[str] = []
         self._gates: dict[str, Any] = {}  # answered cards by id (an answer never changes)
         self._order_keys: dict[str, str] = {}  # node → the job key to order under, where it is not the plain one
+        self._unordered: set[str] = set()  # job keys found never ordered (this call orders them, or nobody)
         self._lang: str | None = None
 
     async def records(self) -> dict[str, Any]:
@@ -215,7 +216,9 @@ class Engine:
         a newer render by now, or nothing: the creator deleted it). A result that cannot be put back is made
         again under a fresh job key. True when a record changed."""
         wanted = {st.id: job_key(self.path, st.id, st.key) for st in states.values()
-                  if st.type in STUDIO_KIND and st.key and st.state in TO_RUN and not st.error}
+                  if st.type in STUDIO_KIND and st.key and st.state in TO_RUN and not st.error
+                  and st.record is not None}  # a node never recorded was never ordered (they commit together)
+        wanted = {i: k for i, k in wanted.items() if k not in self._unordered}
         if not wanted:
             return False
         keys = list(wanted.values())
@@ -238,6 +241,7 @@ class Engine:
         for node_id, key in wanted.items():
             jobs = family.get(key)
             if not jobs:
+                self._unordered.add(key)  # looked up once per wake: only this call orders it from here
                 continue
             st, job = states[node_id], jobs[-1]
             if job.status in LIVE_JOB:  # ordered under this key and still coming: wait for it, order nothing
