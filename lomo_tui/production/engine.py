@@ -492,36 +492,42 @@ class Engine:
         dearer = [st for st in pending if quotes[st.id] > await self._approved_amount(st) + CENT]
         cause = sorted({st.id for st in uncovered + dearer}) or sorted(st.id for st in pending)
         call = hashlib.sha1(f"{self.path}\x00{self.ctx.key}".encode()).hexdigest()[:12]
-        signature = hashlib.sha1(f"{','.join(cause)}={excess:.2f}".encode()).hexdigest()[:16]
-        dedupe = f"{BEYOND}{self.ctx.task_id}:{call}:{signature}"
+        signature = hashlib.sha1(",".join(cause).encode()).hexdigest()[:16]
+        base = f"{BEYOND}{self.ctx.task_id}:{call}:{signature}"
+        async with self.rt.db.read() as conn:
+            asked = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key.like(f"{base}:%"))
+                                        .order_by(s.gates.c.created_at))).all()
+        if asked and asked[-1].status not in ("pending", "approved"):  # declined: those nodes stay unmade
+            return Progress(graph, states, gate=asked[-1].id, declined=True, held=list(cause))
+        # an approved card that still leaves an excess was for less than is needed now: a new card for the rest
+        dedupe = f"{base}:{len(asked) - 1 if asked and asked[-1].status == 'pending' else len(asked)}"
         lang, currency = await self.language(), self.rt.budget.currency
         nodes = describe(states, cause)
         money = {"amount": f"{excess:.2f}", "currency": currency, "plan": f"{budget:.2f}", "nodes": nodes,
                  "graph": self.path}
+        question = message("production.beyond_question", lang, **money)
+        options = [{"label": message("production.beyond_approve", lang, **money),
+                    "consequence": message("production.beyond_approve_then", lang, **money)},
+                   {"label": message("production.beyond_decline", lang),
+                    "consequence": message("production.beyond_decline_then", lang, **money)}]
+        scope = {"graph": self.path, "role": "beyond", "plan": plan.id, "nodes": cause, "amount": excess,
+                 "planned": budget, "spent": round(spent, 2), "keys": [f"{dedupe}/{i}" for i in cause],
+                 "items": [{"key": f"{dedupe}/{i}", "node": i, "kind": STUDIO_KIND[states[i].type],
+                            "amount": quotes[i]} for i in cause],
+                 "description": message("production.beyond_scope", lang, **money)}
         async with self.rt.ledger.fenced(self.ctx.claim) as conn:
-            gate = await open_gate(
-                conn, task_id=self.ctx.task_id, kind="spend", dedupe_key=dedupe, turn_id=self.ctx.claim.turn_id,
-                tool_call_id=self.ctx.key, question=message("production.beyond_question", lang, **money),
-                options=[{"label": message("production.beyond_approve", lang, **money),
-                          "consequence": message("production.beyond_approve_then", lang, **money)},
-                         {"label": message("production.beyond_decline", lang),
-                          "consequence": message("production.beyond_decline_then", lang, **money)}],
-                scope={"graph": self.path, "role": "beyond", "plan": plan.id, "nodes": cause, "amount": excess,
-                       "planned": budget, "spent": round(spent, 2),
-                       "keys": [f"{dedupe}/{i}" for i in cause],
-                       "items": [{"key": f"{dedupe}/{i}", "node": i, "kind": STUDIO_KIND[states[i].type],
-                                  "amount": quotes[i]} for i in cause],
-                       "description": message("production.beyond_scope", lang, **money)},
-                continues=message("production.beyond_continues", lang))
+            gate = await open_gate(conn, task_id=self.ctx.task_id, kind="spend", dedupe_key=dedupe,
+                                   turn_id=self.ctx.claim.turn_id, tool_call_id=self.ctx.key, question=question,
+                                   options=options, scope=scope, continues=message("production.beyond_continues", lang))
+            if gate.status == "pending" and (gate.scope or {}).get("amount") != excess:  # the excess moved: one card
+                await conn.execute(update(s.gates).where(s.gates.c.id == gate.id, s.gates.c.status == "pending")
+                                   .values(question=question, options=options, scope=scope))
+                gate = (await conn.execute(select(s.gates).where(s.gates.c.id == gate.id))).one()
         if gate.status == "pending":
             return Progress(graph, states, gate=gate.id)
         if gate.status != "approved":
             return Progress(graph, states, gate=gate.id, declined=True, held=list(cause))
-        async with self.rt.db.write(durable=False) as conn:  # derived from the answered card: redone after a crash
-            for node_id in cause:
-                await _upsert(conn, self.ws, self.path, node_id, states[node_id].type, approved=gate.id,
-                              task_id=self.ctx.task_id)
-        return True
+        return True  # approved at once (answered elsewhere meanwhile): its amount now counts in the plan's money
 
     async def _plan_money(self, plan: Any) -> tuple[float, float]:
         """(approved: the plan's amount and its approved cards beyond it; charged so far by orders under it)."""
