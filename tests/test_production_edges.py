@@ -282,3 +282,36 @@ async def test_an_old_keys_late_result_never_takes_the_path_of_the_newer_keys_or
         assert [(n["state"], n["result"]) for n in state["nodes"]] == [("done", "c/frame.png")]
     finally:
         await rt.close()
+
+
+async def test_an_approved_card_beyond_the_plan_covers_only_its_amount(lomo: LomoEnv) -> None:
+    _config(lomo)
+    _write(lomo, FRAME, _clip(1), CUT, edges=EDGES)
+    lomo.replay(RUN, DONE)
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Dearer twice")
+        await rt.send("run my graph", task)
+        assert await rt.run_until_quiescent(60)
+        [plan] = await _pending(rt)
+        _write(lomo, FRAME, _clip(3), CUT, edges=EDGES)
+        await rt.resolve_gate(plan.id, approve=True)
+        assert await rt.run_until_quiescent(60)
+        [first] = await _pending(rt)
+        _write(lomo, FRAME, _clip(5), CUT, edges=EDGES)  # dearer again while that card waits
+        await rt.resolve_gate(first.id, approve=True)
+        assert await rt.run_until_quiescent(60)
+        [second] = await _pending(rt)  # the rest only: 0.04 + 0.50 against 0.14 + 0.20 approved
+        assert second.scope["amount"] == pytest.approx(0.20) and second.id != first.id
+        await rt.resolve_gate(second.id, approve=True)
+        assert await rt.run_until_quiescent(60)
+        assert not rt.errors, rt.errors
+        jobs = await _rows(rt, s.jobs)
+        assert sorted(j.kind for j in jobs) == ["image", "video"]
+        assert [j.params["seconds"] for j in jobs if j.kind == "video"] == [5.0]
+        charged = await _rows(rt, s.charges, s.charges.c.status == "charged")
+        assert sum(c.amount for c in charged) == pytest.approx(0.54)
+        assert len(await _rows(rt, s.gates, s.gates.c.kind == "spend")) == 3
+    finally:
+        await rt.close()
