@@ -125,7 +125,7 @@ async def test_a_node_added_while_the_plan_waits_is_asked_for_beyond_it(lomo: Lo
         await rt.send("run my graph", task)
         assert await rt.run_until_quiescent(60)
         [plan] = await _pending(rt)
-        extra = Node("extra", "scene_reference", {"prompt": "the snowy forest", "size": "wide", "output": "b/extra.png"})
+        extra = Node("extra", "scene_reference", {"prompt": "the snowy forest", "output": "b/extra.png"})
         _write(lomo, FRAME, extra)
         await rt.resolve_gate(plan.id, approve=True)
         assert await rt.run_until_quiescent(60)

@@ -36,6 +36,7 @@ from ..language import message
 from ..store import schema as s
 from ..studio.prices import quote, simulated_latency
 from ..studio.results import keep as keep_result, kept
+from ..workspace.errors import WorkspaceError
 from ..workspace.flows import parse_flow
 from .graph import ASSEMBLY, CLIP, KEY_FRAME, REVIEW, SOUND, STUDIO_KIND, Graph, as_graph
 from .state import TO_RUN, NodeState, describe, evaluate, shot_of
@@ -130,7 +131,7 @@ class Engine:
         self.path = read["path"]
         graph = graph_of(read["content"])
         ran: list[str] = []
-        held = await self._declined()
+        held: set[str] = set()  # declined beyond the plan (`_beyond` finds those cards again on each wake)
         records = await self.records()
         for _ in range(4 * len(graph.order) + 8):  # every pass settles, approves, orders or makes something
             if await self._settle(records):  # finished jobs first: one evaluation per pass sees them
@@ -217,7 +218,7 @@ class Engine:
         again under a fresh job key. True when a record changed."""
         wanted = {st.id: job_key(self.path, st.id, st.key) for st in states.values()
                   if st.type in STUDIO_KIND and st.key and st.state in TO_RUN and not st.error
-                  and st.record is not None}  # a node never recorded was never ordered (they commit together)
+                  and st.record is not None and st.record.key}  # never ordered: no key recorded (they commit together)
         wanted = {i: k for i, k in wanted.items() if k not in self._unordered}
         if not wanted:
             return False
@@ -283,7 +284,12 @@ class Engine:
             stem = rel.rsplit(".", 1)[0]
             target = f"{stem}.{digest[:8]}.{ext}"  # not a render this graph kept: the creator's; never replaced
         base = await self._version(target)
-        written = await self.rt.workspace.write_bytes(target, data, base, self.ctx.task_id, f"{key}/{base or 0}")
+        try:
+            written = await self.rt.workspace.write_bytes(target, data, base, self.ctx.task_id, f"{key}/{base or 0}")
+        except WorkspaceError:  # the creator saved over it just now: theirs stays, these bytes go beside it
+            target = f"{rel.rsplit('.', 1)[0]}.{digest[:8]}.{ext}"
+            base = await self._version(target)
+            written = await self.rt.workspace.write_bytes(target, data, base, self.ctx.task_id, f"{key}/{base or 0}")
         return str(written["path"]), True
 
     # ---- the cards ------------------------------------------------------------------------------------------
@@ -430,8 +436,9 @@ class Engine:
             prompt, _ = self._job_params(graph, st, ordering=False)
             items.append((st, STUDIO_KIND[st.type], quotes[st.id], prompt))
         total = round(sum(i[2] for i in items), 2)
-        signature = "|".join(f"{st.id}={st.key or (st.record.key if st.record else '')}{self._order_keys.get(st.id, '')}"
-                             for st, *_ in items)  # a node made again under a fresh job key is asked for again
+        signature = "|".join(  # a node made again under a fresh job key is asked for again
+            f"{st.id}={st.key or (st.record.key if st.record else '')}{self._order_keys.get(st.id, '')}"
+            for st, *_ in items)
         dedupe = f"{PLAN}{self.ctx.task_id}:{hashlib.sha1((self.path + signature).encode()).hexdigest()[:24]}"
         currency = self.rt.budget.currency
         lang = await self.language()
@@ -540,18 +547,10 @@ class Engine:
                 s.jobs.c.workspace == self.ws, s.jobs.c.idempotency_key.like(f"{graph_prefix(self.path)}%"),
                 s.charges.c.status == "charged"))).all()
         budget = float((plan.scope or {}).get("amount") or 0.0)
-        budget += sum(float((r.scope or {}).get("amount") or 0.0) for r in beyond if (r.scope or {}).get("plan") == plan.id)
+        budget += sum(float((r.scope or {}).get("amount") or 0.0) for r in beyond
+                      if (r.scope or {}).get("plan") == plan.id)
         spent = sum(float(r.amount) for r in charged if (r.params or {}).get("plan") == plan.id)
         return round(budget, 2), round(spent, 2)
-
-    async def _declined(self) -> set[str]:
-        """The nodes this call's creator declined to pay for beyond the plan: not made in this call."""
-        call = hashlib.sha1(f"{self.path}\x00{self.ctx.key}".encode()).hexdigest()[:12]
-        async with self.rt.db.read() as conn:
-            rows = (await conn.execute(select(s.gates.c.scope).where(
-                s.gates.c.dedupe_key.like(f"{BEYOND}{self.ctx.task_id}:{call}:%"),
-                s.gates.c.status.notin_(("pending", "approved"))))).all()
-        return {n for r in rows for n in (r.scope or {}).get("nodes", [])}
 
     async def _hold(self, states: dict[str, NodeState], held: set[str]) -> None:
         why = message("production.declined_node", await self.language())
