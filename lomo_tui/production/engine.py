@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import insert, or_, select, update
@@ -67,6 +69,20 @@ class Progress:
 def graph_of(text: str) -> Graph:
     """The graph a flow file's text holds (parsed once per text: each wake of a long run reads the same file)."""
     return as_graph(parse_flow(text))
+
+
+@lru_cache(maxsize=256)
+def _price(kind: str, seconds: float | None, size: tuple[int, int] | None) -> float:
+    params: dict[str, Any] = {}
+    if seconds is not None:
+        params["seconds"] = seconds
+    if size is not None:
+        params["size_px"] = list(size)
+    return quote(kind, params)
+
+
+_ANSWERED: dict[str, Any] = {}  # answered cards by id, for every wake of every graph (an answer never changes)
+_FLOWS: dict[tuple[str, str], tuple[tuple[int, int], str, str]] = {}  # (task, path) → (stat, path, text) last read
 
 
 def job_key(graph_path: str, node_id: str, key: str) -> str:
@@ -118,7 +134,6 @@ class Engine:
         configured = self.rt.settings.value("production.concurrency")
         self.limit = max(1, int(limit or configured or DEFAULT_LIMIT))
         self._placed: list[str] = []
-        self._gates: dict[str, Any] = {}  # answered cards by id (an answer never changes)
         self._order_keys: dict[str, str] = {}  # node → the job key to order under, where it is not the plain one
         self._unordered: set[str] = set()  # job keys found never ordered (this call orders them, or nobody)
         self._lang: str | None = None
@@ -126,16 +141,34 @@ class Engine:
     async def records(self) -> dict[str, Any]:
         return await load_records(self.rt.db, self.ws, self.path)
 
-    async def advance(self) -> Progress:
+    async def _read_flow(self) -> str:
+        """The flow's text, read as the task (recorded: the version it ran); a wake that finds the file as this task
+        last read it takes that read again instead of recording it once more."""
+        memo = (self.ctx.task_id, self.path)
+        try:
+            stat = os.stat(self.root / self.path)
+            seen = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            seen = None
+        last = _FLOWS.get(memo)
+        if seen is not None and last is not None and last[0] == seen:
+            self.path = last[1]
+            return last[2]
         read = await self.rt.workspace.read(self.path, self.ctx.task_id)
         self.path = read["path"]
-        graph = graph_of(read["content"])
+        if seen is not None:
+            if len(_FLOWS) >= 256:
+                _FLOWS.clear()
+            _FLOWS[memo] = (seen, self.path, read["content"])
+        return str(read["content"])
+
+    async def advance(self) -> Progress:
+        graph = graph_of(await self._read_flow())
         ran: list[str] = []
         held: set[str] = set()  # declined beyond the plan (`_beyond` finds those cards again on each wake)
         records = await self.records()
         for _ in range(4 * len(graph.order) + 8):  # every pass settles, approves, orders or makes something
-            if await self._settle(records):  # finished jobs first: one evaluation per pass sees them
-                records = await self.records()
+            records = await self._settle(records)  # finished jobs first: one evaluation per pass sees them
             states = evaluate(graph, records, self.root, self.path)
             if held:
                 await self._hold(states, held)
@@ -184,13 +217,13 @@ class Engine:
         return self._lang
 
     # ---- jobs in flight -------------------------------------------------------------------------------------
-    async def _settle(self, records: dict[str, Any]) -> bool:
+    async def _settle(self, records: dict[str, Any]) -> dict[str, Any]:
         """Record the jobs that finished (one read for all of them, one write); resend a job a crash left unsent
-        (the embedded studio died with the process that placed it, so nothing of it exists). True when a record
-        changed."""
+        (the embedded studio died with the process that placed it, so nothing of it exists). The records as they
+        are after."""
         running = {r.job_id: r for r in records.values() if r.status == "running" and r.job_id}
         if not running:
-            return False
+            return records
         studio = self.rt.studio
         async with self.rt.db.read() as conn:
             jobs = (await conn.execute(select(s.jobs).where(s.jobs.c.id.in_(list(running))))).all()
@@ -204,11 +237,14 @@ class Engine:
             elif job.status in SETTLED_BAD:
                 changes.append((record, dict(status="failed", error=job.error or f"the job {job.status}")))
         if not changes:
-            return False
+            return records
         async with self.rt.db.write(durable=False) as conn:  # derived from the job rows: redone after a crash
             for record, values in changes:
                 await _upsert(conn, self.ws, self.path, record.node_id, record.type, **values)
-        return True
+        out = dict(records)  # what was written, without reading it all back
+        for record, values in changes:
+            out[record.node_id] = SimpleNamespace(**{**record._asdict(), **values})
+        return out
 
     # ---- results made before --------------------------------------------------------------------------------
     async def _reuse(self, graph: Graph, states: dict[str, NodeState]) -> bool:
@@ -334,7 +370,16 @@ class Engine:
         return prompt, params
 
     def _quote(self, graph: Graph, st: NodeState) -> float:
-        return quote(STUDIO_KIND[st.type], self._job_params(graph, st, ordering=False)[1])
+        """The node's price now: from what prices it only (size, seconds), as `_job_params` would ask for it."""
+        p = graph.node(st.id).params
+        if st.type == CLIP:
+            shot = shot_of(st)
+            return _price("video", float(p.get("seconds") or (shot.seconds if shot else None) or 3), CLIP_SIZE)
+        if st.type == SOUND:
+            durations = st.inputs.get("durations")
+            total = sum(d or 0 for d in durations.payload) if durations and durations.payload else 0
+            return _price("audio", float(p.get("seconds") or total or 5), None)
+        return _price("image", None, SIZES.get(str(p.get("size")), SIZES["wide"]))
 
     def _to_make(self, states: dict[str, NodeState]) -> list[NodeState]:
         return [st for st in states.values() if st.type in STUDIO_KIND and not st.error
@@ -344,13 +389,15 @@ class Engine:
         """An answered card by id (cached: an answer never changes), or None."""
         if not gate_id or gate_id == "auto":
             return None
-        if gate_id not in self._gates:
+        if gate_id not in _ANSWERED:
             async with self.rt.db.read() as conn:
                 row = (await conn.execute(select(s.gates).where(s.gates.c.id == gate_id))).first()
             if row is None or row.status == "pending":
                 return row
-            self._gates[gate_id] = row
-        return self._gates[gate_id]
+            if len(_ANSWERED) >= 4096:
+                _ANSWERED.clear()
+            _ANSWERED[gate_id] = row
+        return _ANSWERED[gate_id]
 
     async def _plan_of(self, approved: str | None) -> str | None:
         """The plan card an approval belongs to (a card beyond the plan names its plan), or "auto"."""
