@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import signal
 import time
 from collections import Counter
@@ -242,6 +243,25 @@ async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_chang
     assert proc.returncode == 0, proc.stderr
     [graph] = json.loads(proc.stdout)["production"]
     assert {n["id"]: n["state"] for n in graph["nodes"]}["cut"] == "done"
+
+
+async def test_the_graphs_plan_card_speaks_the_tasks_language(lomo: LomoEnv) -> None:
+    rt = Runtime(lomo.settings(model="lomo/local"))
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("狐狸短片")
+        async with rt.db.write() as conn:
+            await conn.execute(s.tasks.update().where(s.tasks.c.id == task).values(language="zh"))
+        await rt.send("做一个雪林里狐狸的15秒短片，分三个镜头", task)
+        assert await rt.run_until_quiescent(120)
+        [card] = [g for g in await _rows(rt, s.gates) if g.status == "pending"]
+    finally:
+        await rt.close()
+    assert card.kind == "spend" and "项生成" in card.question and "制作图" in card.question
+    words = " ".join([card.question, card.continues or "", (card.scope or {}).get("description", "")]
+                     + [o["label"] + " " + o.get("consequence", "") for o in card.options])
+    english = {w for w in re.findall(r"[A-Za-z]{3,}", words) if w not in ("credits", "films", "flow", "json")}
+    assert not english, english
 
 
 # ---- crashes -------------------------------------------------------------------------------------------------------

@@ -502,22 +502,26 @@ class Engine:
                     return True
             if gate is None:
                 stale = [st.id for st, *_ in items if st.state == "stale" or (st.record and st.record.key)]
-                what = f"{len(items)} {'generation' if len(items) == 1 else 'generations'}"
-                redo = f"; {len(stale)} of them redo stale results ({', '.join(stale[:6])})" if stale else ""
+                n, money = len(items), {"total": f"{total:.2f}", "currency": currency}
+                what = message("production.plan_what_one" if n == 1 else "production.plan_what", lang, n=n)
+                redo = message("production.plan_redo", lang, n=len(stale), nodes=", ".join(stale[:6])) if stale else ""
                 refs = references_note(self.rt.studio.provider, lang)
-                question = (f"Make {what} of the production graph {self.path} for {total:.2f} {currency}"
-                            f"{redo}? ({refs})")
+                question = message("production.plan_question", lang, what=what, graph=self.path, redo=redo,
+                                   refs=refs, **money)
                 scope = {"graph": self.path, "role": "plan", "nodes": [st.id for st, *_ in items], "amount": total,
                          "keys": [f"{dedupe}/{st.id}" for st, *_ in items],
                          "items": [{"key": f"{dedupe}/{st.id}", "node": st.id, "kind": kind, "amount": amount,
                                     "prompt": prompt[:120]} for st, kind, amount, prompt in items],
-                         "description": f"{what} ({total:.2f} {currency})", "references": refs}
-                options = [{"label": f"Approve {total:.2f} {currency}",
-                            "consequence": f"only these nodes are made; {total:.2f} {currency} charged, once"},
-                           {"label": "Decline", "consequence": "nothing is made or charged"}]
+                         "description": message("production.plan_description", lang, what=what, **money),
+                         "references": refs}
+                options = [{"label": message("production.plan_approve", lang, **money),
+                            "consequence": message("production.plan_approve_then", lang, **money)},
+                           {"label": message("production.plan_decline", lang),
+                            "consequence": message("production.plan_decline_then", lang)}]
                 gate = await open_gate(conn, task_id=task.id, kind="spend", dedupe_key=dedupe,
                                        turn_id=self.ctx.claim.turn_id, tool_call_id=self.ctx.key, question=question,
-                                       options=options, scope=scope, continues="other tasks")
+                                       options=options, scope=scope,
+                                       continues=message("production.plan_continues", lang))
         if gate.status == "pending":
             return Progress(graph, states, gate=gate.id)
         if gate.status != "approved":
@@ -713,11 +717,14 @@ class Engine:
     async def _review(self, graph: Graph, states: dict[str, NodeState], st: NodeState) -> Progress | str:
         node = graph.node(st.id)
         dedupe = f"review:{self.ctx.task_id}:{(st.key or '')[:32]}"
-        question = str(node.params.get("question") or f"Review {node.label or st.id} before the graph goes on?")
+        lang = await self.language()
+        question = str(node.params.get("question")
+                       or message("production.review_question", lang, node=node.label or st.id))
         async with self.rt.ledger.fenced(self.ctx.claim) as conn:
             gate = await open_gate(conn, task_id=self.ctx.task_id, kind="question", dedupe_key=dedupe,
                                    turn_id=self.ctx.claim.turn_id, tool_call_id=self.ctx.key, question=question,
-                                   options=[{"label": "Continue"}, {"label": "Stop here"}],
+                                   options=[{"label": message("production.review_continue", lang)},
+                                            {"label": message("production.review_stop", lang)}],
                                    scope={"graph": self.path, "node": st.id})
             if gate.status == "pending":
                 return Progress(graph, states, gate=gate.id)
