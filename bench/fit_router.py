@@ -10,9 +10,10 @@ Two stages, both deterministic:
              duplicate  a new goal's similarity to each task in view (local_router._duplicates)
   fit      logistic regressions (pure Python, Newton's method, L2) on those rows, written to
            lomo_tui/language/router_weights.json, which the router loads at run time:
-             attach     P(the message is for this candidate); used only where "use" is true (see ATTACH_USE)
+             attach     P(the message is for this candidate)
              duplicate  P(a new goal repeats this task) from the similarity alone: its cut (p = 0.5) is the
                         duplicate threshold of the router and of the create_task tool (router.dedupe)
+           each is used by the router only where it is "use"d (USE below: where it judged better)
 
     python bench/fit_router.py            # collect, then fit (a minute or two)
     python bench/fit_router.py --fit-only # refit from the collected rows (instant)
@@ -41,10 +42,15 @@ FEATURES = ("evidence", "distinct", "lead", "distinct_lead", "alone", "kind_matc
 L2 = {"attach": 1.0, "duplicate": 0.01}  # the ridge on every weight but the bias
 STEPS = 25
 DUPLICATE = ("similarity",)
-# The attach model, fitted on dev, decided worse than the hand-set rule (_clear_best) on five of the seven
-# held-out halves (bench/routing_eval.py, December 2026), so the hand-set rule stays in charge; flip this and
-# refit to let the model decide (then judge it again on every half).
-ATTACH_USE = False
+# How the router uses each model (written into the weights as "use"), as judged with bench/routing_eval.py on
+# every half (December 2026):
+# - attach True (the model alone says which candidate is clearly meant) did worse than the hand-set rule
+#   (_clear_best) on five of the seven held-out halves; "add" (the hand-set rule's candidate, and where it
+#   finds none, the model's) gave the same outcome on every labelled turn of every half: "add" is used;
+# - duplicate True (its cut 0.383 instead of the hand-set 0.45) was equal on seven halves and one wrong
+#   attach worse on heldout6: not used, the hand-set cut stays.
+# Change one and refit to let it decide otherwise, then judge it again on every half.
+USE: dict[str, bool | str] = {"attach": "add", "duplicate": False}
 THRESHOLD = 0.5
 DIGITS = 4
 
@@ -144,7 +150,7 @@ def weights_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
     attach = fit([r for r in rows if r["model"] == "attach"], FEATURES, L2["attach"])
     duplicate = fit([r for r in rows if r["model"] == "duplicate"], DUPLICATE, L2["duplicate"])
     return {"fitted_by": "bench/fit_router.py", "fitted_on": "tests/data/routing/dev.jsonl",
-            "models": {"attach": {**attach, "use": ATTACH_USE}, "duplicate": duplicate}}
+            "models": {"attach": {**attach, "use": USE["attach"]}, "duplicate": {**duplicate, "use": USE["duplicate"]}}}
 
 
 def render(doc: dict[str, Any]) -> str:

@@ -67,34 +67,48 @@ def _with(monkeypatch: pytest.MonkeyPatch, name: str, **change: object) -> None:
     monkeypatch.setattr(scorer, "models", lambda: {**shipped, name: {**shipped[name], **change}})
 
 
-def test_a_repeated_goal_is_judged_by_the_fitted_duplicate_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_repeated_goal_is_judged_by_the_duplicate_model_where_it_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "make four posters for the jazz night"  # similarity 0.70 to the jazz task's title and goal
+    assert _route(text, MENU, POSTERS) == ("send_to_task", POSTERS["title"])  # the shipped weights
+    _with(monkeypatch, "duplicate", use=True)
     assert _route(text, MENU, POSTERS) == ("send_to_task", POSTERS["title"])
-    _with(monkeypatch, "duplicate", bias=-50.0)  # a weight changed: the cut is now past any similarity
+    _with(monkeypatch, "duplicate", use=True, bias=-50.0)  # a weight changed: the cut is past any similarity
     assert _route(text, MENU, POSTERS) == ("create_task", "persistent")
 
 
-def test_the_create_task_tool_and_the_router_share_the_fitted_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_create_task_tool_and_the_router_share_the_duplicate_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     from lomo_tui.router import dedupe
 
-    model = scorer.models()["duplicate"]
-    cut = dedupe.fitted_threshold()
-    assert cut == scorer.cut("duplicate", "similarity")
+    shipped = scorer.models()["duplicate"]
+    assert dedupe.duplicate_cut() == (scorer.cut("duplicate", "similarity") if shipped["use"] else dedupe.THRESHOLD)
+    assert local_router._duplicate_cut() == dedupe.duplicate_cut()
+    _with(monkeypatch, "duplicate", use=True)
+    cut = dedupe.duplicate_cut()
+    assert cut == local_router._duplicate_cut() == scorer.cut("duplicate", "similarity") and 0.0 < cut < 1.0
     assert scorer.probability("duplicate", {"similarity": cut + 0.01}) >= 0.5 > \
         scorer.probability("duplicate", {"similarity": cut - 0.01})
-    assert model["features"] == ["similarity"] and 0.0 < cut < 1.0
-    monkeypatch.setattr(scorer, "HAND_SET", True)
-    assert dedupe.fitted_threshold() == dedupe.THRESHOLD  # what bench/fit_router.py collects with
+    monkeypatch.setattr(scorer, "HAND_SET", True)  # what bench/fit_router.py collects with
+    assert dedupe.duplicate_cut() == dedupe.THRESHOLD == local_router.DUPLICATE_HAND
 
 
-def test_the_attach_model_decides_only_where_the_weights_say_use(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_attach_model_names_a_candidate_where_the_hand_set_rule_finds_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    logo = {"title": "Jazz club logo", "goal": "A logo for the Blue Note jazz club"}
+    text = "make the jazz one brighter"  # both tasks are jazz: no clear candidate, so it asks
+    assert scorer.models()["attach"]["use"] == "add"
+    assert _route(text, POSTERS, logo) == ("clarify", [POSTERS["title"], logo["title"]])
+    _with(monkeypatch, "attach", bias=50.0)  # a weight changed: the model now names the likelier one
+    assert _route(text, POSTERS, logo) == ("send_to_task", POSTERS["title"])
+
+
+def test_the_attach_model_decides_alone_only_where_the_weights_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
     owl = {"title": "Owl mascot for the library", "goal": "A friendly owl mascot for the reading week"}
     cover = {"title": "Sci-fi book cover", "goal": "Cover for the novel Glass Orbit"}
     text = "the owl should hold a book"
-    assert scorer.models()["attach"]["use"] is False  # it decided worse than the hand-set rule on held-out halves
-    assert _route(text, cover, owl) == ("send_to_task", owl["title"])
+    assert _route(text, cover, owl) == ("send_to_task", owl["title"])  # the hand-set rule's clear candidate
     _with(monkeypatch, "attach", use=True)
-    assert _route(text, cover, owl) != ("send_to_task", owl["title"])  # the fitted model, not the rule, decided
+    assert _route(text, cover, owl) != ("send_to_task", owl["title"])  # the model alone decided otherwise
+    _with(monkeypatch, "attach", use=False)
+    assert _route(text, cover, owl) == ("send_to_task", owl["title"])
 
 
 def test_features_are_numbers_of_what_the_router_computed() -> None:

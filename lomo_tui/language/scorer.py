@@ -1,9 +1,11 @@
 """Fitted scorers of the offline router (data, `router_weights.json`): logistic models whose weights
 `bench/fit_router.py` fits on the labelled dev turns (tests/data/routing/dev.jsonl) only.
 
-A model is {"features": [names], "weights": [w], "bias": b, "threshold": t}; `probability(name, x)` is
-σ(b + Σ wᵢ·xᵢ) over the feature values X (missing ones count 0), `decide(name, x)` is probability ≥ t.
-A new phrasing is fixed by adding labelled turns and refitting, not by a branch.
+A model is {"features": [names], "weights": [w], "bias": b, "threshold": t, "use": …}; `probability(name, x)`
+is σ(b + Σ wᵢ·xᵢ) over the feature values X (missing ones count 0), `decide(name, x)` is probability ≥ t.
+`use` says whether the router decides by the model (false: by the hand-set rule it was fitted to replace,
+kept where the model did worse on the held-out halves). A new phrasing is fixed by adding labelled turns
+and refitting, not by a branch.
 """
 from __future__ import annotations
 
@@ -41,6 +43,14 @@ def cut(name: str, feature: str) -> float:
     [w] = [w for f, w in zip(model["features"], model["weights"]) if f == feature]
     t = float(model.get("threshold", 0.5))
     return round((math.log(t / (1.0 - t)) - float(model["bias"])) / float(w), 4)
+
+
+def used(name: str) -> str | bool:
+    """How the router uses model NAME: False (the hand-set rule decides), True, or a mode ("add")."""
+    if HAND_SET:
+        return False
+    use = models()[name].get("use", True)
+    return use if isinstance(use, str) else bool(use)
 
 
 def decide(name: str, x: Mapping[str, float]) -> bool:

@@ -54,8 +54,9 @@ JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
 TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
-# a new goal this similar to a task in view repeats it: fitted (language/router_weights.json "duplicate"), the same
-# cut router.dedupe.fitted_threshold() gives the create_task tool
+# A new goal this similar to a task in view repeats it: _duplicate_cut() (the fitted "duplicate" model of
+# language/router_weights.json where it is used, else DUPLICATE_HAND), the cut router.dedupe gives create_task too.
+DUPLICATE_HAND = 0.45  # keep in step with router.dedupe.THRESHOLD
 DUPLICATE_ONE_SHOT = 0.6  # a one-shot this close to a persistent task's goal is that task
 MAX_CHOICES = 3
 FILE_EXT = re.compile(r"\.(?:flow\.json|[a-z0-9]{1,5})$", re.I)
@@ -587,7 +588,6 @@ def _clear_best(cands: list[Candidate]) -> Candidate | None:
 # ---- the fitted scorer (language/router_weights.json, fitted by bench/fit_router.py on the dev turns) ----------
 ATTACH = "attach"  # P(this candidate is the task the message is for), over the features below
 TRACE: list[dict[str, Any]] | None = None  # bench/fit_router.py collects every routing call's features here
-DUPLICATE_HAND = 0.45  # the hand-set duplicate cut the fitted one replaced (used only with scorer.HAND_SET)
 
 
 def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float],
@@ -620,7 +620,7 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
 
 def _attach_fitted() -> bool:
     """Does the fitted attach model decide (the shipped weights say "use"), or the hand-set rule (_clear_best)?"""
-    return not scorer.HAND_SET and bool(scorer.models()[ATTACH].get("use", True))
+    return bool(scorer.used(ATTACH))
 
 
 def _rate(cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float]) -> None:
@@ -642,9 +642,13 @@ def _rate(cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[s
 
 def _best(cands: list[Candidate]) -> Candidate | None:
     """The one candidate the message is clearly for: the fitted scorer's most likely candidate, when the
-    scorer says yes to it."""
+    scorer says yes to it ("use": "add": the hand-set rule's, and where it finds none, the scorer's)."""
     if not _attach_fitted():
         return _clear_best(cands)
+    if scorer.used(ATTACH) == "add":
+        hand = _clear_best(cands)
+        if hand is not None:
+            return hand
     ranked = sorted(cands, key=lambda c: (-c.fit, c.recency if c.recency is not None else 99))
     if not ranked or ranked[0].fit < float(scorer.models()[ATTACH].get("threshold", 0.5)):
         return None
@@ -666,10 +670,14 @@ def _tied(cands: list[Candidate]) -> list[Candidate]:
     return tied if len(tied) > 1 and any(c.distinct > 0 for c in tied) else []
 
 
+def _duplicate_cut() -> float:
+    return scorer.cut("duplicate", "similarity") if scorer.used("duplicate") else DUPLICATE_HAND
+
+
 def _duplicates(cands: list[Candidate], text: str, act: str = "goal") -> list[tuple[Candidate, float]]:
     found = []
     seen = []
-    cut = DUPLICATE_HAND if scorer.HAND_SET else scorer.cut("duplicate", "similarity")
+    cut = _duplicate_cut()
     for c in cands:
         if c.status in ("stopped", "failed", "archived") and not c.retrieved:
             continue

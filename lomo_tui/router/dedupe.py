@@ -17,13 +17,14 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 RECENT_ACTIVE = 50
-THRESHOLD = 0.45  # the hand-set cut, before the fitted one (fitted_threshold())
+THRESHOLD = 0.45  # the hand-set cut, where the fitted one is not used (duplicate_cut())
 
 
-def fitted_threshold() -> float:
-    """The similarity at or above which a new goal probably repeats an existing task: fitted on the labelled dev
-    turns (language/router_weights.json "duplicate", bench/fit_router.py), the cut the offline router uses too."""
-    return THRESHOLD if scorer.HAND_SET else scorer.cut("duplicate", "similarity")
+def duplicate_cut() -> float:
+    """The similarity at or above which a new goal probably repeats an existing task: the cut fitted on the
+    labelled dev turns (language/router_weights.json "duplicate", bench/fit_router.py) where the weights say to
+    use it, else the hand-set THRESHOLD — the same cut the offline router uses."""
+    return scorer.cut("duplicate", "similarity") if scorer.used("duplicate") else THRESHOLD
 MAX_CANDIDATES = 3
 
 
@@ -44,7 +45,7 @@ async def near_duplicates(conn: AsyncConnection, *texts: str, threshold: float |
                           exclude: tuple[str, ...] = ()) -> list[tuple[Any, float]]:
     """Recent active tasks that TEXTS (the creator's words, the proposed title and goal) probably repeat,
     best first: [(row, similarity)]."""
-    cut = fitted_threshold() if threshold is None else threshold
+    cut = duplicate_cut() if threshold is None else threshold
     found = []
     for row in await recent_active(conn):
         if row.id in exclude:
