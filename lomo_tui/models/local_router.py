@@ -611,11 +611,11 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
         "titled": float(_titled(c.title, normalise(text))),
         "just_now": float(just is c),
         "most_recent": float(c.recency == 0),
-        "duplicate": round(similarity(text, target), 4) if c.evidence > 0 else 0.0,
+        "duplicate": similarity(text, target) if c.evidence > 0 else 0.0,
         "hand": float(hand is c),
     }
     x.update({f"cue_{k}": v for k, v in cues.items()})
-    return x
+    return {k: round(v, 4) for k, v in x.items()}  # sums over sets: the same to 4 places in every process
 
 
 def _attach_fitted() -> bool:
