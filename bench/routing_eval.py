@@ -200,7 +200,9 @@ def matches(entry: dict[str, Any], route: str, task_id: str | None, reason: str 
     return True
 
 
-async def run_conversation(conv: dict[str, Any], model: str, root: Path) -> list[TurnResult]:
+async def run_conversation(conv: dict[str, Any], model: str, root: Path,
+                           observe: Any = None) -> list[TurnResult]:
+    """The turns of CONV, routed; OBSERVE(turn, result, gold task ids), if given, sees each one as it is read."""
     workspace = root / "ws"
     workspace.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOMO_")}
@@ -232,6 +234,15 @@ async def run_conversation(conv: dict[str, Any], model: str, root: Path) -> list
                                 route if ok else routes[0], time.perf_counter() - t0,
                                 existing=route == "followup")
             results.append(result)
+            if observe is not None:
+                # the task the message is for: a follow-up's, or the one a card about that task is answered with
+                # (a stopped target, a repeated goal); an ambiguous message is for no one task
+                gold = {created.get(int(k[1:])) if k.startswith("@") else state.ids.get(k)
+                        for e in turn["accept"] if e["route"] == "followup" and (k := e.get("task") or "")}
+                if turn.get("choose") and any(e["route"] == "clarify" and e.get("reason") in ("unavailable", "duplicate")
+                                              for e in turn["accept"]):
+                    gold.add(state.ids.get(turn["choose"]))
+                observe(turn, result, gold - {None})
             if gate is not None:
                 await answer_gate(rt, gate, turn.get("choose"), state)
     finally:

@@ -185,14 +185,17 @@ def test_a_requested_file_name_is_kept_and_a_follow_up_naming_it_finds_its_task(
 
 def test_a_message_is_parsed_once_and_each_reader_gets_its_own_copy() -> None:
     from lomo_tui.language import intent as reading
+    from lomo_tui.language import parse
     from lomo_tui.models.local_router import route
 
     text = "make a short clip about a lighthouse at dawn"
-    before = reading._read.cache_info().misses
-    first = classify(text)
+    message = parse(text)
+    before = reading.READS
+    first = message.intent()
     first.act, first.files = "changed by a reader", ["x.png"]
-    route(ModelRequest(messages=[{"role": "user", "content": text}], tools=[_tool("create_task")],
-                       hints={"tasks": []}))
-    again = classify(text)
-    assert reading._read.cache_info().misses == before + 1  # the router read the same parse
+    reply = route(ModelRequest(messages=[{"role": "user", "content": text}], tools=[_tool("create_task")],
+                               hints={"tasks": [], "new_messages": [text]}, message=message))
+    assert reply.tool_calls[0].name == "create_task"
+    assert reading.READS == before  # the router read the carried parse, not the words again
+    again = message.intent()
     assert again.act == "one_shot" and again.files == []

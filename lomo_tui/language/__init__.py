@@ -6,6 +6,7 @@ Other packages (router, tools, studio, memory) use only the names exported here,
 """
 from __future__ import annotations
 
+from . import scorer
 from .answer import answer_simple
 from .arith import safe_eval
 from .cues import cue, cue_table
@@ -20,14 +21,15 @@ from .matching import (
     subjects,
 )
 from .messages import LANGUAGES, message
+from .parsed import Carried, Parsed, parse
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, is_regenerate, make_brief, make_checklist, shot_change, shot_named
 from .reference import Reference, find_reference
 from .tables import KeywordTable, mentions, most_mentioned
 from .text import detect_language, file_name_variants, find_files, normalise
 
-__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
+__all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
            "classify", "cue", "cue_table", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "is_regenerate", "shot_change", "shot_named",
-           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "phrase", "safe_eval",
+           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "parse", "Parsed", "phrase", "safe_eval", "scorer",
            "similarity", "subject_keywords", "subject_patterns", "subjects"]

@@ -1,13 +1,16 @@
 """Cue tables (data, `cues.toml`): for each cue a regular expression per language, matched against
-normalised text. One cue is one row of data, so a new phrasing is fixed by adding words, not a branch."""
+normalised text. One cue is one row of data, so a new phrasing is fixed by adding words, not a branch.
+`@create@` / `@create_only@` in a pattern stand for the English creation verbs (`verbs.toml`)."""
 from __future__ import annotations
 
 import re
 import tomllib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from .text import normalise
+from .verbs import CREATE, CREATE_ONLY, alternation
 
 _FILE = Path(__file__).with_name("cues.toml")
 
@@ -15,7 +18,14 @@ _FILE = Path(__file__).with_name("cues.toml")
 @cache
 def _tables() -> dict[str, dict[str, str]]:
     with _FILE.open("rb") as fh:
-        return tomllib.load(fh)
+        raw = tomllib.load(fh)
+    return {name: {k: _verbs(v) for k, v in table.items()} for name, table in raw.items()}
+
+
+def _verbs(pattern: Any) -> Any:
+    if not isinstance(pattern, str):
+        return pattern
+    return pattern.replace("@create_only@", alternation(CREATE_ONLY)).replace("@create@", alternation(CREATE))
 
 
 def cue_table(name: str) -> dict[str, str]:

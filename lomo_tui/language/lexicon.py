@@ -9,6 +9,8 @@ English entries also apply to the other languages: creators mix English terms in
 """
 from __future__ import annotations
 
+from .verbs import CREATE, CREATE_ONLY, CREATE_STOPWORDS, alternation
+
 LANGS = ("en", "zh", "ja", "ru")
 
 Table = dict[str, dict[str, tuple[str, ...]]]
@@ -270,9 +272,7 @@ QUESTION: Table = {
 # --- generation ----------------------------------------------------------------------------
 GEN: Table = {
     "create": {
-        "en": ("make", "create", "generate", "draw", "paint", "render", "design", "produce", "build",
-               "compose", "write", "sketch", "animate", "craft", "illustrate", "film", "shoot",
-               "give me", "i want", "i need", "i'd like", "show me", "come up with"),
+        "en": CREATE + ("give me", "i want", "i need", "i'd like", "show me", "come up with"),
         "zh": ("画", "生成", "做", "制作", "创作", "设计", "来一", "写", "渲染", "弄", "搞", "拍", "我想要",
                "我要", "我需要", "配"),
         "ja": ("描いて", "描く", "作って", "作る", "作成", "生成", "書いて", "書く", "デザイン", "ほしい",
@@ -288,7 +288,7 @@ GEN: Table = {
                "re:\\bmake (?:it|them|that one|this one)\\b", "turn it", "turn that", "another one",
                "another version", "one more time", "try again", "fix", "do the same", "same for",
                # redoing the piece just made: "draw it with a hat", "a version in orange", "a longer one"
-               "re:\\b(?:draw|paint|render|redraw|repaint|sketch|illustrate|animate|give)\\s+(?:it|them)\\b",
+               "re:\\b(?:" + alternation() + "|redraw|repaint|give)\\s+(?:it|them)\\b",
                "re:\\b(?:an?|new|different)\\s+(?:[a-z-]+\\s+)?(?:version|variant|variation|take)\\b",
                "re:\\ban?\\s+(?:(?!(?:an)?other\\b)[a-z]+er|(?:more|less)\\s+[a-z]+)\\s+one\\b",
                "re:^\\W*(?:the\\s+)?same\\s+(?:thing\\s+|one\\s+)?but\\b", "redraw", "repaint"),
@@ -373,8 +373,7 @@ GEN: Table = {
     },
     # Creation verbs that only ever make something new (not "make"/"сделай"/"做", which also edit).
     "create_only": {
-        "en": ("create", "generate", "draw", "paint", "render", "design", "produce", "compose", "write",
-               "sketch", "craft", "illustrate", "give me", "i want", "i need", "i'd like", "come up with"),
+        "en": CREATE_ONLY + ("give me", "i want", "i need", "i'd like", "come up with"),
         "zh": ("re:(?<![油插动图漫壁版国绘])画(?![面风家廊布像质])", "生成", "制作", "创作", "re:写(?!实)", "渲染",
                "拍", "来一", "我想要", "我要", "我需要",
                # "做海报" makes one, "海报做暖一点" edits it
@@ -690,9 +689,10 @@ STOPWORDS = {
         "a an the and or but of for to in on at by with from into onto about as is are was were be "
         "been being it its this that these those them they we you i me my our your he she his her "
         "do does did done so then than too very can could would will shall should may might must "
-        "please pls make create generate draw paint render produce build give show want need like "
+        "please pls give show want need like "
         "let let's lets some any one just also again more less new up down out over now here there "
-        "what which who how why when where all each every no not yes ok okay hey hi hello thanks".split()),
+        "what which who how why when where all each every no not yes ok okay hey hi hello thanks".split()
+        + list(CREATE_STOPWORDS)),
     "ru": frozenset(
         "и или но а в во на с со к ко по о об от до из у за для при над под про без это этот эта эти "
         "то тот та те его ее их мне меня мой моя мою мои ты вы мы я он она они же ли бы не да нет "
@@ -832,7 +832,7 @@ SUBJECT_FILLERS = {  # politeness and request frames around any subject
         r"^\W*(?:how|what) about\b",
         r"\b(?:can|could|would|will) you\b", r"\bi(?:'d| would) like(?: you)?(?: to)?\b",
         r"\bi (?:want|need)(?: you)?(?: to)?\b", r"\blet'?s\b", r"\bhelp me\b", r"\bgo ahead and\b",
-        r"\b(?:new )?task\s*:", r"\b(?:use|using)\b", r"\bto (?:make|create|generate|draw|render|build)\b",
+        r"\b(?:new )?task\s*:", r"\b(?:use|using)\b", r"\bto (?:" + alternation() + r")\b",
     ),
     "ru": (
         r"(?<![а-я])(?:пожалуйста|можешь|можете|мне|нам|хочу|хотелось бы|нужно|нужен|нужна|давай|ну|"
@@ -847,8 +847,7 @@ SUBJECT_FILLERS = {  # politeness and request frames around any subject
 SUBJECT_CUTS = {  # counts, verbs and generic media words around a requested subject (durations are
     # blanked before, where they are recognised)
     "en": (
-        r"^\W*(?:make|create|generate|draw|paint|render|design|produce|build|compose|write|sketch|"
-        r"animate|give|show|craft|illustrate|film|shoot|model|edit|change|modify|update|turn|convert|plan|"
+        r"^\W*(?:" + alternation() + r"|give|show|model|edit|change|modify|update|turn|convert|plan|"
         r"prepare|organi[sz]e|put together)"
         r"(?: me| us)?\b",
         r"\b(?:an?|the|some|my)?\s*(?:series|set|collection|couple|pair|bunch|batch)\s+of\s+(?:{NUM})?",

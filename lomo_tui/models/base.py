@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+
+if TYPE_CHECKING:
+    from ..language import Parsed
 
 TokenSink = Callable[[str], Awaitable[None] | None]
 
@@ -63,6 +66,7 @@ class ModelRequest:
     breakpoints: indices of the messages that end a cacheable layer (the stable prefix, the last
     summary segment, the verbatim history); None: the leading system messages are the prefix.
     tail_start: index of the first message after the history (dynamic tail, this step's input).
+    message: the creator's new message(s) of this step, parsed once on arrival (language.Parsed), or None.
     """
 
     messages: list[dict[str, Any]]
@@ -73,6 +77,7 @@ class ModelRequest:
     timeout: float = 120.0
     breakpoints: list[int] | None = None
     tail_start: int | None = None
+    message: Parsed | None = None
 
 
 class ModelClient(Protocol):

@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from ..language import media_kinds
+from ..language import media_kinds, parse
 from .base import ModelReply, ModelRequest, TokenSink, ToolCall, Usage
 from .local_nlu import (
     classify, detect_language, find_reference, is_regenerate, make_brief, make_checklist, phrase, shot_change,
@@ -112,6 +112,10 @@ class Planner:
         self.hints = request.hints
         self.tools = {t["function"]["name"] for t in request.tools}
         self.new = [m for m in self.hints.get("new_messages") or [] if m.strip()]
+        said = " ".join(self.new)
+        # the new messages as parsed on arrival (the runtime carries them); parsed here only if not carried
+        self.message = request.message if request.message is not None and request.message.text == said else \
+            parse(said) if self.new else None
         self.lang = self.hints.get("language") or (detect_language(self.new[0]) if self.new else "en")
         self.steps: list[dict[str, Any]] = self.hints.get("checklist") or []
         self.results = latest_results(request.messages)
@@ -119,7 +123,7 @@ class Planner:
     def classify(self, text: str) -> Any:
         """The language layer's reading, with the files it names replaced by their workspace paths when the
         runtime found them ("把海报_1.png" → "posters/海报_1.png")."""
-        intent = classify(text)
+        intent = self.message.intent() if self.message is not None and text == self.message.text else classify(text)
         resolved = self.hints.get("resolved_files") or {}
         intent.files = [resolved.get(f.strip("./") or f, f) for f in intent.files]
         return intent
@@ -356,7 +360,8 @@ class Planner:
 
     def pointed_at(self, text: str, media: str) -> list[str]:
         """The pieces TEXT names by position or reference, in series order (none when it names none)."""
-        reference = find_reference(text, self.lang)
+        reference = self.message.reference if self.message is not None and text == self.message.text \
+            and self.lang == self.message.language else find_reference(text, self.lang)
         if reference is None or media not in ("image", "video"):
             return []
         recent = [p for p in self.hints.get("artifacts") or [] if media_of(p) == media]

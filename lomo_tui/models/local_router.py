@@ -39,7 +39,9 @@ from ..language import (
     make_brief,
     media_kinds,
     normalise,
+    parse,
     phrase,
+    scorer,
     similarity,
     subject_patterns,
 )
@@ -52,7 +54,9 @@ JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
 TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
-DUPLICATE = 0.45  # keep in step with router.dedupe.THRESHOLD
+# A new goal this similar to a task in view repeats it: _duplicate_cut() (the fitted "duplicate" model of
+# language/router_weights.json where it is used, else DUPLICATE_HAND), the cut router.dedupe gives create_task too.
+DUPLICATE_HAND = 0.45  # keep in step with router.dedupe.THRESHOLD
 DUPLICATE_ONE_SHOT = 0.6  # a one-shot this close to a persistent task's goal is that task
 MAX_CHOICES = 3
 FILE_EXT = re.compile(r"\.(?:flow\.json|[a-z0-9]{1,5})$", re.I)
@@ -127,6 +131,8 @@ class Candidate:
     evidence: float = 0.0
     distinct: float = 0.0  # the part of the evidence that distinctive words (and route memory) give
     kind_match: bool | None = None  # the message names a deliverable (poster, menu…) its title does / doesn't
+    features: dict[str, float] = field(default_factory=dict)  # what the fitted scorer reads (see features)
+    fit: float = 0.0  # the fitted scorer's probability that the message is for this candidate
 
     @property
     def usable(self) -> bool:
@@ -369,10 +375,10 @@ def route(request: ModelRequest) -> ModelReply:
     hints = request.hints
     tools = _tool_names(request)
     text, results = _pending(request)
-    lang = detect_language(text) if text.strip() else (hints.get("language") or "en")
     if results or not text.strip():
-        return _summarise(results, lang)
-    intent = _next_item(classify(text), text)
+        return _summarise(results, detect_language(text) if text.strip() else (hints.get("language") or "en"))
+    message = request.message if request.message is not None and request.message.text == text else parse(text)
+    intent = _next_item(message.intent(), text)
     lang = intent.language
     cands = _candidates(hints)
     words, media = _content(text)
@@ -387,6 +393,12 @@ def route(request: ModelRequest) -> ModelReply:
     # ("能把茶叶包装的颜色改深一点吗？") is a follow-up, not a question.
     if intent.act in SIMPLE_ACTS:
         return ModelReply(content=answer_simple(text, intent, _facts(hints)) or phrase(intent.act, lang))
+    # the fitted scorer's view of each candidate (c.fit), from the message's cues
+    cues = {"make": float(intent.act in ("one_shot", "goal")), "edit": float(edit), "deictic": float(bool(deictic)),
+            "fresh": float(_cue(_FRESH, lang, text)), "more": float(_cue(_MORE, lang, text)),
+            "revise": float(intent.act in REFERENCE_ACTS),
+            "question": float(intent.act in QUESTION_ACTS or intent.interrogative)}
+    _rate(cands, text, hints, cues)
 
     # A8: a workspace file the message works on that does not exist — ask, rather than guess a task or
     # start one ("make jazz_5.png warmer" when there are two jazz posters). Files it asks to create are fine.
@@ -397,7 +409,7 @@ def route(request: ModelRequest) -> ModelReply:
         return _clarify_missing(cands, absent, intent, text, lang)
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
         answer = answer_simple(text, intent, _facts(hints))
-        best = _clear_best(cands)
+        best = _best(cands)
         if answer is not None and not (edit and best is not None and intent.topic != "math"):
             return ModelReply(content=answer)
         if intent.act == "status" and best is not None:
@@ -426,7 +438,7 @@ def route(request: ModelRequest) -> ModelReply:
     fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
     more = _cue(_MORE, lang, text)
-    best = _clear_best(cands)
+    best = _best(cands)
     tied = _tied(cands)
     if intent.act == "one_shot" and not edit and not _cue(_SINGLE, lang, text) and (
             _cue(_PROJECT, lang, text) or _listed_pieces(text, lang)):
@@ -459,7 +471,8 @@ def route(request: ModelRequest) -> ModelReply:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
             return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
-        dups = [(c, v) for c, v in _duplicates(cands, text) if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
+        dups = [(c, v) for c, v in _duplicates(cands, text, "one_shot")
+                if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
         if dups:
             return _send(dups[0][0]) if len(dups) == 1 else _clarify([c for c, _ in dups], intent, text, lang, tools)
         return _create(intent, text, lang, "lightweight")
@@ -572,6 +585,76 @@ def _clear_best(cands: list[Candidate]) -> Candidate | None:
     return None
 
 
+# ---- the fitted scorer (language/router_weights.json, fitted by bench/fit_router.py on the dev turns) ----------
+ATTACH = "attach"  # P(this candidate is the task the message is for), over the features below
+TRACE: list[dict[str, Any]] | None = None  # bench/fit_router.py collects every routing call's features here
+
+
+def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float],
+             hand: Candidate | None, just: Candidate | None) -> dict[str, float]:
+    """What the router computes about candidate C for this message, as numbers: its evidence and its lead over
+    the others, how it was named (file, route memory, whole title, deliverable), how recent it is, how close the
+    message is to its goal, what the hand-set rule (_clear_best) says, and the message's cues."""
+    others = [o for o in cands if o is not c]
+    top_e = max((o.evidence for o in others), default=0.0)
+    top_d = max((o.distinct for o in others), default=0.0)
+    target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
+    x = {
+        "evidence": min(c.evidence, 4.0),
+        "distinct": min(c.distinct, 4.0),
+        "lead": max(-3.0, min(3.0, c.evidence - top_e)),
+        "distinct_lead": max(-3.0, min(3.0, c.distinct - top_d)),
+        "alone": float(c.evidence > 0 and top_e == 0.0),
+        "kind_match": float(c.kind_match is True),
+        "kind_mismatch": float(c.kind_match is False),
+        "memory": c.memory,
+        "titled": float(_titled(c.title, normalise(text))),
+        "just_now": float(just is c),
+        "most_recent": float(c.recency == 0),
+        "duplicate": similarity(text, target) if c.evidence > 0 else 0.0,
+        "hand": float(hand is c),
+    }
+    x.update({f"cue_{k}": v for k, v in cues.items()})
+    return {k: round(v, 4) for k, v in x.items()}  # sums over sets: the same to 4 places in every process
+
+
+def _attach_fitted() -> bool:
+    """Does the fitted attach model decide (the shipped weights say "use"), or the hand-set rule (_clear_best)?"""
+    return bool(scorer.used(ATTACH))
+
+
+def _rate(cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float]) -> None:
+    """Each candidate's features and attach probability (c.fit), from the shipped weights; nothing to do when
+    the hand-set rule decides and no one collects the features."""
+    fitted = _attach_fitted()
+    if TRACE is None and not fitted:
+        return
+    hand = _clear_best(cands)
+    just = _just_now(cands, hints)
+    rows = []
+    for c in cands:
+        c.features = features(c, cands, text, hints, cues, hand, just)
+        c.fit = scorer.probability(ATTACH, c.features) if fitted and c.evidence > 0 and c.distinct > 0 else 0.0
+        rows.append({"id": c.id, **c.features})
+    if TRACE is not None:
+        TRACE.append({"text": text, "candidates": rows})
+
+
+def _best(cands: list[Candidate]) -> Candidate | None:
+    """The one candidate the message is clearly for: the fitted scorer's most likely candidate, when the
+    scorer says yes to it ("use": "add": the hand-set rule's, and where it finds none, the scorer's)."""
+    if not _attach_fitted():
+        return _clear_best(cands)
+    if scorer.used(ATTACH) == "add":
+        hand = _clear_best(cands)
+        if hand is not None:
+            return hand
+    ranked = sorted(cands, key=lambda c: (-c.fit, c.recency if c.recency is not None else 99))
+    if not ranked or ranked[0].fit < float(scorer.models()[ATTACH].get("threshold", 0.5)):
+        return None
+    return ranked[0]
+
+
 def _near_top(ranked: list[Candidate]) -> list[Candidate]:
     top = ranked[0].evidence
     return [c for c in ranked if top - c.evidence < CLEAR_MARGIN and c.evidence > 0]
@@ -587,15 +670,24 @@ def _tied(cands: list[Candidate]) -> list[Candidate]:
     return tied if len(tied) > 1 and any(c.distinct > 0 for c in tied) else []
 
 
-def _duplicates(cands: list[Candidate], text: str) -> list[tuple[Candidate, float]]:
+def _duplicate_cut() -> float:
+    return scorer.cut("duplicate", "similarity") if scorer.used("duplicate") else DUPLICATE_HAND
+
+
+def _duplicates(cands: list[Candidate], text: str, act: str = "goal") -> list[tuple[Candidate, float]]:
     found = []
+    seen = []
+    cut = _duplicate_cut()
     for c in cands:
         if c.status in ("stopped", "failed", "archived") and not c.retrieved:
             continue
         target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
         value = similarity(text, target)
-        if value >= DUPLICATE:
+        seen.append({"id": c.id, "similarity": round(value, 4)})
+        if value >= cut:
             found.append((c, value))
+    if TRACE is not None:
+        TRACE.append({"text": text, "act": act, "duplicates": seen})
     found.sort(key=lambda x: -x[1])
     return found[:MAX_CHOICES]
 

@@ -10,14 +10,21 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
-from ..language import similarity
+from ..language import scorer, similarity
 from ..store import schema as s
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 RECENT_ACTIVE = 50
-THRESHOLD = 0.45  # similarity at or above which a new goal probably repeats an existing task
+THRESHOLD = 0.45  # the hand-set cut, where the fitted one is not used (duplicate_cut())
+
+
+def duplicate_cut() -> float:
+    """The similarity at or above which a new goal probably repeats an existing task: the cut fitted on the
+    labelled dev turns (language/router_weights.json "duplicate", bench/fit_router.py) where the weights say to
+    use it, else the hand-set THRESHOLD — the same cut the offline router uses."""
+    return scorer.cut("duplicate", "similarity") if scorer.used("duplicate") else THRESHOLD
 MAX_CANDIDATES = 3
 
 
@@ -34,16 +41,17 @@ def score(texts: list[str], row: Any) -> float:
     return max((similarity(t, target) for t in texts if t and t.strip()), default=0.0)
 
 
-async def near_duplicates(conn: AsyncConnection, *texts: str, threshold: float = THRESHOLD,
+async def near_duplicates(conn: AsyncConnection, *texts: str, threshold: float | None = None,
                           exclude: tuple[str, ...] = ()) -> list[tuple[Any, float]]:
     """Recent active tasks that TEXTS (the creator's words, the proposed title and goal) probably repeat,
     best first: [(row, similarity)]."""
+    cut = duplicate_cut() if threshold is None else threshold
     found = []
     for row in await recent_active(conn):
         if row.id in exclude:
             continue
         value = score(list(texts), row)
-        if value >= threshold:
+        if value >= cut:
             found.append((row, round(value, 3)))
     found.sort(key=lambda x: -x[1])
     return found[:MAX_CANDIDATES]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select
 
-from ..language import file_name_variants, find_files
+from ..language import Parsed, file_name_variants, find_files
 from ..store import schema as s
 from . import memory
 
@@ -34,8 +34,14 @@ def usable(row: Any) -> bool:
     return row is not None and row.kind != "main" and not row.archived and row.status not in UNUSABLE_STATUS
 
 
-def mentioned_files(text: str) -> list[str]:
-    return [f.strip("./") or f for f in find_files(text)][:MAX_MENTIONS]
+def mentioned_files(message: str | Parsed) -> list[str]:
+    """The file names MESSAGE mentions (read from its parse when it is one)."""
+    found = message.files if isinstance(message, Parsed) else find_files(message)
+    return [f.strip("./") or f for f in found][:MAX_MENTIONS]
+
+
+def _text(message: str | Parsed) -> str:
+    return message.text if isinstance(message, Parsed) else message
 
 
 def like_escape(value: str) -> str:
@@ -68,7 +74,7 @@ def names_path(name: str, path: str) -> bool:
     return path == name or path.endswith("/" + name)
 
 
-async def resolve_files(conn: AsyncConnection, text: str) -> dict[str, str]:
+async def resolve_files(conn: AsyncConnection, text: str | Parsed) -> dict[str, str]:
     """{file name as TEXT has it: the workspace path of its longest reading that exists} — "把海报_1.png" is
     "posters/海报_1.png", "cat.png" is "images/cat.png". Names with no existing reading are left out."""
     names = readings(mentioned_files(text))
@@ -83,7 +89,7 @@ async def resolve_files(conn: AsyncConnection, text: str) -> dict[str, str]:
     return out
 
 
-async def missing_files(conn: AsyncConnection, text: str) -> list[str]:
+async def missing_files(conn: AsyncConnection, text: str | Parsed) -> list[str]:
     """Files TEXT names (with an extension) of which no reading is a live workspace object (A8)."""
     names = readings(mentioned_files(text))
     if not names:
@@ -93,7 +99,7 @@ async def missing_files(conn: AsyncConnection, text: str) -> list[str]:
             if not any(names_path(v, path) for v in variants for path in found.values())]
 
 
-async def file_bindings(conn: AsyncConnection, text: str) -> dict[str, list[Any]]:
+async def file_bindings(conn: AsyncConnection, text: str | Parsed) -> dict[str, list[Any]]:
     """{mentioned name: [rows (task id, kind, status, archived, role, path)]} for the files TEXT names.
 
     A name is read as the longest of its readings that matches a workspace object (see existing_paths)."""
@@ -128,12 +134,13 @@ async def task_row(conn: AsyncConnection, task_id: str) -> Any:
         s.tasks.c.id == task_id))).first()
 
 
-async def target(conn: AsyncConnection, text: str) -> str | None:
-    """The one task TEXT unambiguously belongs to, or None (then the Router decides)."""
+async def target(conn: AsyncConnection, message: str | Parsed) -> str | None:
+    """The one task MESSAGE unambiguously belongs to, or None (then the Router decides)."""
+    text = _text(message)
     named = [r for r in await named_tasks(conn, text) if r.kind != "main"]
     if named:
         return named[0].id if len(named) == 1 and usable(named[0]) else None
-    bindings = await file_bindings(conn, text)
+    bindings = await file_bindings(conn, message)
     if bindings:
         tasks = {r.task_id: r for rows in bindings.values() for r in rows}
         if len(tasks) == 1:

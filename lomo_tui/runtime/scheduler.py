@@ -27,6 +27,7 @@ from ..tools.registry import Registry, Tool
 from ..tools.services import Services
 from ..governance import budget
 from ..governance.budget import Budget
+from ..language import Carried, parse
 from .. import clock, memory
 from ..tasks import checklist
 from ..router import hooks as router_hooks
@@ -63,6 +64,7 @@ class Runtime:
         self.budget = Budget.from_config(settings.section("budget"))
         self.studio = Studio(self)
         self.vectors = TaskVectors(self)
+        self.messages = Carried()  # creators' messages parsed on arrival, by id (language.parsed)
         self.rekey = SearchRekey(self.db)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
         self.memory_models = memory.MemoryModels(self.db, settings, lambda: self.model)  # remote extraction, vectors
@@ -242,7 +244,7 @@ class Runtime:
         """What a tool body may use (tools/services.py), built per call from the runtime's current parts."""
         return Services(db=self.db, ledger=self.ledger, workspace=self.workspace, studio=self.studio,
                         budget=self.budget, registry=self.registry, after_commit_wake=self.after_commit_wake,
-                        settings=self.settings, faults=self.faults)
+                        settings=self.settings, faults=self.faults, messages=self.messages)
 
     def tools_for(self, task: Any) -> list[Tool]:
         return self.registry.visible("main" if task.kind == "main" else task.kind)
@@ -262,13 +264,17 @@ class Runtime:
     async def context_extras(self, conn: Any, task: Any, pending: list[Any] | None = None
                              ) -> tuple[list[str], dict[str, Any]]:
         """Dynamic-tail sections and model hints beyond the brief (checklist, changes, waits).
-        PENDING: the inbox messages the step reads (by default, what `readable_inbox` gives)."""
+        PENDING: the inbox messages the step reads (by default, what `readable_inbox` gives), each as
+        parsed on arrival (`self.messages`)."""
         extra: list[str] = []
         hints: dict[str, Any] = {"now": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(clock.now()))}
         if task.kind == "main":
-            pending = [m.text for m in (pending if pending is not None else await self.readable_inbox(conn, task))]
+            rows = pending if pending is not None else await self.readable_inbox(conn, task)
+            pending = [m.text for m in rows]
             similar = await self.vectors.similar(pending, router_index.RETRIEVED)
-            router_extra, router_hints = await router_hooks.main_context(conn, task, pending, similar=similar)
+            parsed = self.messages.joined([(m.id, m.text) for m in rows]) if len(rows) == 1 else None
+            router_extra, router_hints = await router_hooks.main_context(conn, task, pending, similar=similar,
+                                                                         parsed=parsed)
             extra.extend(router_extra)
             hints.update(router_hints)
             hints.update(daily_cap=self.budget.daily_free_cap, currency=self.budget.currency)
@@ -297,11 +303,13 @@ class Runtime:
     async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
         """Deliver a creator's message to TASK_ID (or the main thread) and wake its turn."""
         target = task_id
+        parsed = parse(text)  # once, here: the router, the planner and the tools read this (language.parsed)
         if target is None:
             async with self.db.read() as conn:
-                target = await router_hooks.direct_target(conn, text)
+                target = await router_hooks.direct_target(conn, parsed)
         target = target or await self.ledger.main_task_id()
         message_id, turn_id = await self.ledger.deliver(target, text)
+        self.messages.keep(message_id, parsed)
         extractor = self.memory_models.extractor  # a remote model reads it in the background (F2)
         await memory.record_creator_message(self.db, message_id, target, text, defer=extractor is not None)
         if extractor is not None:

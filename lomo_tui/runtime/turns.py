@@ -282,7 +282,8 @@ class TurnRunner:
             extra, hints = await self.rt.context_extras(conn, task, pending)
             # a task's planner gets the workspace paths of files the new messages name ("把海报_1.png" is
             # posters/海报_1.png); the main thread's router resolves names itself (router.hooks)
-            resolved = {} if task.kind == "main" else await resolve_files(conn, " ".join(m.text for m in pending))
+            parsed = self.rt.messages.joined([(m.id, m.text) for m in pending])  # as parsed on arrival
+            resolved = {} if task.kind == "main" or parsed is None else await resolve_files(conn, parsed)
             if getattr(self.rt.model, "wants_recorded_count", False):  # lomo/replay's cursor; count(*) scans
                 hints["model_calls_recorded"] = (await fetch(conn, MODEL_CALLS, {}))[0]["n"]
         profile, recall, self._memory_used = await self.context.memory_inputs(task, [m.text for m in pending])
@@ -293,7 +294,7 @@ class TurnRunner:
                      tool_domains=sorted(prompt.domains))
         request = ModelRequest(messages=prompt.messages, tools=prompt.tool_schemas(),
                                purpose="router" if task.kind == "main" else "worker", task_id=task.id, hints=hints,
-                               breakpoints=prompt.breakpoints, tail_start=prompt.tail_start)
+                               breakpoints=prompt.breakpoints, tail_start=prompt.tail_start, message=parsed)
         return request, [m.id for m in pending], task
 
     async def _run_calls(self, task: Any, step: int, decision: dict[str, Any], calls: dict[int, Any],

@@ -5,8 +5,10 @@ budget) is the one the tool sees. A tool needing something else gets a field her
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
+
+from ..language import Carried
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -30,3 +32,4 @@ class Services:
     after_commit_wake: Callable[[str], None]  # wake a task's queued turn once the caller's transaction committed
     settings: Settings  # the workspace folder and `[section] key` values (production.concurrency)
     faults: Faults  # fault points for drills (LOMO_FAULTS): a production graph's after_node_ordered/made
+    messages: Carried = field(default_factory=Carried)  # creators' messages as parsed on arrival, by id

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..governance.gates import open_gate
-from ..language import detect_language, message
+from ..language import Parsed, detect_language, message
 from ..router import dedupe, deterministic, index
 from ..router.phrases import say
 from ..store import schema as s
@@ -46,18 +46,30 @@ async def consumed(ctx: ToolContext) -> list[Any]:
             s.inbox.c.sent_at))).all())
 
 
+def parsed_message(ctx: ToolContext, rows: list[Any]) -> Parsed | None:
+    """The consumed message as parsed on arrival (the main thread reads one message a step), or None."""
+    return ctx.services.messages.get(rows[0].id, rows[0].text) if len(rows) == 1 else None
+
+
+def _language(parsed: Parsed | None, words: str) -> str:
+    return parsed.language if parsed is not None and parsed.text == words else detect_language(words)
+
+
 async def consumed_words(ctx: ToolContext) -> str:
     """The creator's messages this step consumed, verbatim."""
     return "\n".join(r.text for r in await consumed(ctx))
 
 
-async def _forward(ctx: ToolContext, conn: Any, task_id: str, text: str) -> bool:
-    """Deliver TEXT to TASK_ID once per call (a re-run finds the first delivery). True if delivered now."""
+async def _forward(ctx: ToolContext, conn: Any, task_id: str, text: str, parsed: Parsed | None = None) -> bool:
+    """Deliver TEXT to TASK_ID once per call (a re-run finds the first delivery), carrying its parse (PARSED)
+    along for the task's planner. True if delivered now."""
     message_id = _stable("msg", ctx.key + task_id)
     exists = (await conn.execute(select(s.inbox.c.id).where(s.inbox.c.id == message_id))).first()
     if exists is None:
         await ctx.services.ledger.deliver(task_id, text, source="router", origin=ctx.key, conn=conn,
                                          message_id=message_id)
+    if parsed is not None and parsed.text == text:
+        ctx.services.messages.keep(message_id, parsed)
     return exists is None
 
 
@@ -70,14 +82,14 @@ async def _task(conn: Any, task_id: str) -> Any:
 
 
 async def _create(ctx: ToolContext, conn: Any, *, title: str, kind: str, goal: str, brief: str, language: str,
-                  words: str) -> tuple[str, bool]:
+                  words: str, parsed: Parsed | None = None) -> tuple[str, bool]:
     """Create the call's task (once) and hand it the creator's words. Returns (task id, delivered now)."""
     task_id = _stable("task", ctx.key)
     if await _task(conn, task_id) is None:
         await ctx.services.ledger.create_task(title, kind=kind, goal=goal or words, brief=brief, language=language,
                                              conn=conn, task_id=task_id)
         await index.refresh_search_text(conn, task_id)  # the ledger sets source_inbox on the first delivery
-    return task_id, await _forward(ctx, conn, task_id, words or goal or title)
+    return task_id, await _forward(ctx, conn, task_id, words or goal or title, parsed)
 
 
 def _status_word(row: Any, lang: str) -> str:
@@ -86,7 +98,7 @@ def _status_word(row: Any, lang: str) -> str:
     return say(f"status_{row.status}", lang) if row.status in ("stopped", "failed") else row.status
 
 
-async def _missing_files(conn: Any, words: str) -> list[str]:
+async def _missing_files(conn: Any, words: str | Parsed) -> list[str]:
     """Files the message names that are not (or no longer) in the workspace (A8)."""
     return await deterministic.missing_files(conn, words)
 
@@ -151,7 +163,8 @@ def register(reg: Registry) -> None:
             raise ToolError("kind must be lightweight or persistent")
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
-        lang = language or detect_language(words or title)
+        parsed = parsed_message(ctx, rows)
+        lang = language or _language(parsed, words or title)
         title = index.clip(title, 120) or _title_from(words)
         if kind == "persistent" and not force:
             async with ctx.services.db.read() as conn:
@@ -170,7 +183,7 @@ def register(reg: Registry) -> None:
                 return await _settle(ctx, gate)
         async with ctx.services.ledger.fenced(ctx.claim) as conn:
             task_id, _ = await _create(ctx, conn, title=title, kind=kind, goal=goal, brief=brief, language=lang,
-                                       words=words)
+                                       words=words, parsed=parsed)
         ctx.services.after_commit_wake(task_id)
         return {"task_id": task_id, "title": title, "kind": kind, "routed": "created"}
 
@@ -183,7 +196,8 @@ def register(reg: Registry) -> None:
     async def send_to_task(ctx: ToolContext, task_id: str, note: str = "") -> Any:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows) or note
-        lang = detect_language(words)
+        parsed = parsed_message(ctx, rows)
+        lang = _language(parsed, words)
         async with ctx.services.db.read() as conn:
             task = await _task(conn, task_id)
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
@@ -206,8 +220,8 @@ def register(reg: Registry) -> None:
         if gate is not None:
             return await _settle(ctx, gate)
         async with ctx.services.ledger.fenced(ctx.claim) as conn:
-            await _forward(ctx, conn, task_id, words)
-            missing = await _missing_files(conn, words)
+            await _forward(ctx, conn, task_id, words, parsed)
+            missing = await _missing_files(conn, parsed if parsed is not None and parsed.text == words else words)
         ctx.services.after_commit_wake(task_id)
         result: dict[str, Any] = {"task_id": task_id, "title": task.title, "routed": "followup"}
         if task.status == "paused":
@@ -231,7 +245,8 @@ def register(reg: Registry) -> None:
                       new_kind: str = "persistent", missing_files: list[str] | None = None) -> Any:
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
-        lang = detect_language(words)
+        parsed = parsed_message(ctx, rows)
+        lang = _language(parsed, words)
         async with ctx.services.db.read() as conn:
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
             candidates = []
@@ -241,7 +256,8 @@ def register(reg: Registry) -> None:
                     candidates.append(row)
             # only names the message holds and the workspace lacks (the model's word is not enough)
             claimed = {str(f).strip("./") for f in missing_files or []}
-            absent = deterministic.readings(await _missing_files(conn, words))
+            absent = deterministic.readings(await _missing_files(
+                conn, parsed if parsed is not None and parsed.text == words else words))
             missing = [name for name, variants in absent.items() if claimed & {name, *variants}]
         if gate is None:
             actions = [_send_action(row, lang) for row in candidates[:MAX_CHOICES]]

@@ -1,0 +1,82 @@
+"""A creator's message, parsed once when it arrives and carried with the request (router, planner, tools).
+
+`parse(text)` reads everything the layers above ask of a message — its language, intent (act, media, subject…),
+the file names it mentions, the piece it points at ("the second", 第二张, "that one") — and returns a
+`Parsed`. The runtime builds one per message on arrival (`Runtime.send`) and hands it along with the
+message (`Carried`, keyed by the message's id); nothing downstream parses the same words again.
+`PARSES` counts parses (what the tests count).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+
+from .intent import Intent, read
+from .reference import Reference, find_reference
+from .text import normalise
+
+PARSES = 0  # messages parsed in this process (what the tests count)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    text: str
+    language: str
+    reading: Intent  # never mutated: `intent()` gives a caller its own copy
+    files: tuple[str, ...]  # file names as the message has them ("海报_1.png", "posters/jazz_1.png")
+    reference: Reference | None  # the piece(s) it points at, by position or reference
+    norm: str  # normalised text (NFKC, case-folded)
+
+    def intent(self) -> Intent:
+        """A copy of the reading, for a caller to adjust (the router re-reads the act, the planner the files)."""
+        it = self.reading
+        return replace(it, style=list(it.style), files=list(it.files), extra_media=list(it.extra_media),
+                       nodes=list(it.nodes), constraints=list(it.constraints))
+
+
+def parse(text: str) -> Parsed:
+    """Parse TEXT (one message, or several joined) once."""
+    global PARSES
+    PARSES += 1
+    it = read(text)
+    return Parsed(text=text, language=it.language, reading=it, files=tuple(it.files),
+                  reference=find_reference(text, it.language), norm=normalise(text))
+
+
+def of(message: str | Parsed) -> Parsed:
+    """MESSAGE as parsed (a Parsed passes through; plain words are parsed now)."""
+    return message if isinstance(message, Parsed) else parse(message)
+
+
+class Carried:
+    """Parsed messages the runtime carries from arrival to the steps that read them, by message id; the
+    oldest are let go past LIMIT (a message read in another process is parsed there, once)."""
+
+    LIMIT = 512
+
+    def __init__(self) -> None:
+        self._by_id: OrderedDict[str, Parsed] = OrderedDict()
+
+    def keep(self, message_id: str, parsed: Parsed) -> Parsed:
+        self._by_id[message_id] = parsed
+        self._by_id.move_to_end(message_id)
+        while len(self._by_id) > self.LIMIT:
+            self._by_id.popitem(last=False)
+        return parsed
+
+    def get(self, message_id: str, text: str) -> Parsed:
+        """The message MESSAGE_ID (whose words are TEXT) as parsed on arrival, or parsed now if it came
+        from elsewhere."""
+        found = self._by_id.get(message_id)
+        if found is not None and found.text == text:
+            return found
+        return self.keep(message_id, parse(text))
+
+    def joined(self, messages: list[tuple[str, str]]) -> Parsed | None:
+        """The one Parsed for MESSAGES [(id, text)] read together: the carried one for a single message, a
+        parse of the joined words for several; None for none."""
+        if not messages:
+            return None
+        if len(messages) == 1:
+            return self.get(*messages[0])
+        return parse(" ".join(t for _, t in messages))

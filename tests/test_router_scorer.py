@@ -1,0 +1,177 @@
+"""The offline router's fitted scorer (language/router_weights.json, fitted by bench/fit_router.py on the dev
+turns only), the parsed message carried from arrival to the planner, and the one list of creation verbs."""
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from lomo_tui.language import cue_table, parse, scorer
+from lomo_tui.language import intent as reading
+from lomo_tui.language import lexicon, parsed, verbs
+from lomo_tui.models import local_router
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bench(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---- the fitted scorer -----------------------------------------------------------------------------------
+def test_the_shipped_weights_are_the_fit_of_the_dev_rows() -> None:
+    fit = _bench("fit_router")
+    rows = fit.read_rows()
+    assert rows and {r["conv"][:1] for r in rows} == {"d"}  # dev conversations only
+    assert (ROOT / "lomo_tui" / "language" / "router_weights.json").read_text(encoding="utf-8") == \
+        fit.render(fit.weights_document(rows))
+    model = scorer.models()["attach"]
+    assert model["features"] == list(fit.FEATURES) and len(model["weights"]) == len(model["features"])
+
+
+def test_the_fit_learns_what_the_rows_say() -> None:
+    fit = _bench("fit_router")
+    rows = [{"label": 1, "evidence": 2.0, "lead": 1.5}, {"label": 0, "evidence": 0.5, "lead": -0.5}] * 10
+    model = fit.fit(rows)
+    x_yes, x_no = {"evidence": 2.0, "lead": 1.5}, {"evidence": 0.5, "lead": -0.5}
+    assert scorer.logit(model, x_yes) > 0 > scorer.logit(model, x_no)
+    assert fit.fit(rows) == model  # the same rows, the same weights
+
+
+@pytest.mark.slow
+def test_the_dev_rows_are_what_the_router_computes_on_dev() -> None:
+    fit = _bench("fit_router")
+    assert asyncio.run(fit._collect()) == fit.read_rows()
+
+
+def _route(text: str, *tasks: dict) -> tuple[str, object]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_router import local_route
+
+    return local_route(text, *tasks)
+
+
+POSTERS = {"title": "Jazz night poster series", "goal": "Four retro posters for the jazz night"}
+MENU = {"title": "Noodle bar menu", "goal": "Menu board for the Slurp noodle bar"}
+
+
+def _with(monkeypatch: pytest.MonkeyPatch, name: str, **change: object) -> None:
+    shipped = scorer.models()
+    monkeypatch.setattr(scorer, "models", lambda: {**shipped, name: {**shipped[name], **change}})
+
+
+def test_a_repeated_goal_is_judged_by_the_duplicate_model_where_it_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "make four posters for the jazz night"  # similarity 0.70 to the jazz task's title and goal
+    assert _route(text, MENU, POSTERS) == ("send_to_task", POSTERS["title"])  # the shipped weights
+    _with(monkeypatch, "duplicate", use=True)
+    assert _route(text, MENU, POSTERS) == ("send_to_task", POSTERS["title"])
+    _with(monkeypatch, "duplicate", use=True, bias=-50.0)  # a weight changed: the cut is past any similarity
+    assert _route(text, MENU, POSTERS) == ("create_task", "persistent")
+
+
+def test_the_create_task_tool_and_the_router_share_the_duplicate_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lomo_tui.router import dedupe
+
+    shipped = scorer.models()["duplicate"]
+    assert dedupe.duplicate_cut() == (scorer.cut("duplicate", "similarity") if shipped["use"] else dedupe.THRESHOLD)
+    assert local_router._duplicate_cut() == dedupe.duplicate_cut()
+    _with(monkeypatch, "duplicate", use=True)
+    cut = dedupe.duplicate_cut()
+    assert cut == local_router._duplicate_cut() == scorer.cut("duplicate", "similarity") and 0.0 < cut < 1.0
+    assert scorer.probability("duplicate", {"similarity": cut + 0.01}) >= 0.5 > \
+        scorer.probability("duplicate", {"similarity": cut - 0.01})
+    monkeypatch.setattr(scorer, "HAND_SET", True)  # what bench/fit_router.py collects with
+    assert dedupe.duplicate_cut() == dedupe.THRESHOLD == local_router.DUPLICATE_HAND
+
+
+def test_the_attach_model_names_a_candidate_where_the_hand_set_rule_finds_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    logo = {"title": "Jazz club logo", "goal": "A logo for the Blue Note jazz club"}
+    text = "make the jazz one brighter"  # both tasks are jazz: no clear candidate, so it asks
+    assert scorer.models()["attach"]["use"] == "add"
+    assert _route(text, POSTERS, logo) == ("clarify", [POSTERS["title"], logo["title"]])
+    _with(monkeypatch, "attach", bias=50.0)  # a weight changed: the model now names the likelier one
+    assert _route(text, POSTERS, logo) == ("send_to_task", POSTERS["title"])
+
+
+def test_the_attach_model_decides_alone_only_where_the_weights_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    owl = {"title": "Owl mascot for the library", "goal": "A friendly owl mascot for the reading week"}
+    cover = {"title": "Sci-fi book cover", "goal": "Cover for the novel Glass Orbit"}
+    text = "the owl should hold a book"
+    assert _route(text, cover, owl) == ("send_to_task", owl["title"])  # the hand-set rule's clear candidate
+    _with(monkeypatch, "attach", use=True)
+    assert _route(text, cover, owl) != ("send_to_task", owl["title"])  # the model alone decided otherwise
+    _with(monkeypatch, "attach", use=False)
+    assert _route(text, cover, owl) == ("send_to_task", owl["title"])
+
+
+def test_features_are_numbers_of_what_the_router_computed() -> None:
+    text = "make the jazz posters warmer"
+    local_router.TRACE = []
+    try:
+        _route(text, MENU, POSTERS)
+        [call] = [c for c in local_router.TRACE if "candidates" in c]
+    finally:
+        local_router.TRACE = None
+    jazz = max(call["candidates"], key=lambda c: c["evidence"])
+    assert jazz["hand"] == 1.0 and jazz["lead"] > 0 and jazz["cue_edit"] == 1.0
+    assert set(scorer.models()["attach"]["features"]) <= set(jazz)
+
+
+# ---- a message parsed once ----------------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["make a poster of a cat", "make a series of three posters for a jazz night"])
+def test_a_message_is_parsed_once_on_its_way_through_a_run_once(lomo, capsys: pytest.CaptureFixture[str],
+                                                                text: str) -> None:
+    from lomo_tui.cli.commands import run_once
+
+    settings = lomo.settings(model="lomo/local")
+    parses, reads = parsed.PARSES, reading.READS
+    assert asyncio.run(run_once(settings, text, None, True, 60)) == 0
+    assert parsed.PARSES - parses == 1  # on arrival (Runtime.send)
+    assert reading.READS - reads == 1  # and no reader (router, create_task, planner) read the words again
+    report = json.loads(capsys.readouterr().out)
+    assert any(t["kind"] in ("lightweight", "persistent") for t in report["tasks"])  # it got to a task
+
+
+def test_a_parsed_message_gives_each_reader_its_own_copy() -> None:
+    message = parse("make the second poster warmer, see poster_2.png")
+    mine = message.intent()
+    mine.files.append("x.png")
+    assert message.intent().files == ["poster_2.png"] == list(message.files)
+    assert message.reference is not None and message.reference.n == 2 and message.language == "en"
+
+
+# ---- one list of creation verbs -----------------------------------------------------------------------------
+def test_english_creation_verbs_are_listed_once_and_read_by_every_table() -> None:
+    data = (ROOT / "lomo_tui" / "language" / "verbs.toml").read_text(encoding="utf-8")
+    assert '"illustrate"' in data
+    assert set(verbs.CREATE) <= set(lexicon.GEN["create"]["en"])
+    assert set(verbs.CREATE_ONLY) <= set(lexicon.GEN["create_only"]["en"]) and "make" not in verbs.CREATE_ONLY
+    assert {"make", "draw"} <= lexicon.STOPWORDS["en"] and "film" not in lexicon.STOPWORDS["en"]
+    fresh = cue_table("fresh")["en"]
+    assert "@create@" not in fresh and verbs.alternation() in fresh
+    sources = [p for p in (ROOT / "lomo_tui").rglob("*") if p.suffix in (".py", ".toml") and p.name != "verbs.toml"
+               and "messages" not in p.parts]
+    listed = [p.name for p in sources if "generate|draw|paint" in p.read_text(encoding="utf-8")
+              or '"generate", "draw", "paint"' in p.read_text(encoding="utf-8")]
+    assert listed == []  # nowhere else
+
+
+def test_a_verb_added_to_the_list_reaches_the_cues(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lomo_tui.language import cues
+
+    assert not local_router._cue(local_router._FRESH, "en", "doodle a fox")
+    monkeypatch.setattr(cues, "CREATE", verbs.CREATE + ("doodle",))
+    cues._tables.cache_clear()
+    try:
+        assert local_router._cue(cues.cue_table("fresh"), "en", "doodle a fox")
+    finally:
+        monkeypatch.undo()
+        cues._tables.cache_clear()
