@@ -70,6 +70,22 @@ def test_a_one_shot_title_keeps_the_thing_being_made(text: str, title: str) -> N
     assert call.name == "create_task" and call.arguments["title"] == title
 
 
+@pytest.mark.parametrize("text,title", [
+    ("a retro poster series of three posters for a jazz night", "Poster series: Retro posters for a jazz night"),
+    ("make a poster series for a jazz night, art deco, gold on navy", "Poster series for a jazz night"),
+    ("make a 15-second short film of a fox in a snowy forest, three shots", "Short film of a fox in a snowy forest"),
+])
+def test_a_goals_title_names_the_thing_once(text: str, title: str) -> None:
+    """"Retro poster posters", "Poster series: Poster for …", "短片：：…" were titles once."""
+    from lomo_tui.models.local_router import route
+
+    request = ModelRequest(messages=[{"role": "user", "content": text}], tools=[_tool("create_task")],
+                           hints={"tasks": []})
+    [call] = route(request).tool_calls
+    assert call.name == "create_task" and call.arguments["title"] == title
+    assert "：：" not in call.arguments["title"]
+
+
 @pytest.mark.parametrize("text,lang", [
     ("你好，今天可以做什麼？", "zh"), ("你好，今天可以做什么？", "zh"), ("hi, what can you do?", "en"),
     ("こんにちは、何ができますか？", "ja"), ("привет, что ты умеешь?", "ru"),

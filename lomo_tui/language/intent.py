@@ -229,7 +229,24 @@ def extract_subject(norm_clause: str, lang: str, mode: str = "request") -> str:
     if is_cjk(lang):
         pieces = [p.strip(L.EDGE_CHARS[lang]) for p in cuts.split(clause)]
         return max(pieces, key=len) if pieces else ""
-    return _trim_words(cuts.sub(" ", clause).split(), L.EDGE_WORDS[lang])
+    return _trim_words(_collapse_repeats(cuts.sub(" ", clause).split()), L.EDGE_WORDS[lang])
+
+
+def _collapse_repeats(words: list[str]) -> list[str]:
+    """Words left side by side by the cuts that name one thing twice keep the later one: "retro poster
+    series of three posters" -> "retro poster posters" -> "retro posters"."""
+    out: list[str] = []
+    for word in words:
+        if out and _same_word(out[-1], word):
+            out[-1] = word
+        else:
+            out.append(word)
+    return out
+
+
+def _same_word(a: str, b: str) -> bool:
+    a, b = a.strip(_PUNCT), b.strip(_PUNCT)
+    return len(a) > 2 and len(b) > 2 and (a == b or b in (a + "s", a + "es") or a in (b + "s", b + "es"))
 
 
 _PUNCT = " ,.!?:;-—…\"'«»“”()"

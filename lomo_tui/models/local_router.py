@@ -293,19 +293,30 @@ def _call(name: str, **arguments: Any) -> ModelReply:
     return ModelReply(content=None, tool_calls=[ToolCall(name, {k: v for k, v in arguments.items() if v is not None})])
 
 
+TITLE_EDGES = " ,.!?:;-—…\"'«»“”()：，。！？、；「」『』"
+
+
+def _stem(word: str) -> str:
+    word = normalise(word)
+    return word[:-2] if word.endswith("es") and len(word) > 4 else word[:-1] if word.endswith("s") else word
+
+
 def _title(intent: Any, text: str, lang: str, persistent: bool) -> str:
     # a one-shot's title keeps the thing being made ("Short clip about coffee"); a goal's head names it
     subject = ((intent.title if not persistent else "") or intent.subject or "").strip()
     if not subject:
         subject = phrase(f"media_{intent.media}", lang) if intent.media else text.strip().splitlines()[0]
-    subject = subject[:60].rstrip()
+    subject = subject[:60].strip(TITLE_EDGES)
     if lang in ("en", "ru"):
         subject = subject[:1].upper() + subject[1:]
     if persistent and intent.goal_type and intent.goal_type != "general":
         head = phrase(f"goal_{intent.goal_type}", lang)
-        if normalise(head) not in normalise(subject):
-            sep = "：" if lang in ("zh", "ja") else ": "
-            return f"{head}{sep}{subject}"
+        if normalise(head) in normalise(subject):
+            return subject
+        first, _, rest = subject.partition(" ")
+        if lang == "en" and rest and _stem(first) == _stem(head.split()[0]):
+            return f"{head} {rest}"  # "poster for a jazz night" in a poster series: "Poster series for a jazz night"
+        return f"{head}{'：' if lang in ('zh', 'ja') else ': '}{subject}"
     return subject
 
 
