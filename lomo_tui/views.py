@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
 from .errors import LomoError, UnknownId
 from . import clock
-from .language import message
+from .language import detect_language, message
 
 if TYPE_CHECKING:
     from sqlalchemy import Table, func, or_, select
@@ -108,6 +108,7 @@ class Card:
     archived: bool = False
     created_at: float = 0.0
     updated_at: float = 0.0
+    language: str = "en"  # the task's language: the card's labels speak it
 
     @property
     def state_label(self) -> str:
@@ -129,6 +130,7 @@ class StreamItem:
     task_id: str | None = None
     status: str = ""
     detail: str = ""  # "error": the words the failed turn was answering; "routed": the inbox id
+    language: str = "en"  # of the creator's words it concerns: its labels ("not this task"…) speak it
 
 
 @dataclass(frozen=True)
@@ -182,16 +184,13 @@ class InboxItem:
 
     @property
     def label(self) -> str:
-        """B3: delivered / read by the model / acted upon."""
-        if self.status == "pending":
-            return "delivered, not read yet"
-        if self.status == "withdrawn":
-            return "withdrawn"
-        if self.status == "failed":
-            return "not answered: the model call failed; send it again"
-        if self.acted:
-            return f"acted upon (step {self.consumed_step})"
-        return f"read by the model (step {self.consumed_step})"
+        """B3: delivered / read by the model / acted upon (in the language of the message's words)."""
+        return self.label_in(detect_language(self.text))
+
+    def label_in(self, lang: str) -> str:
+        if self.status in ("pending", "withdrawn", "failed"):
+            return message(f"tui_inbox.{self.status}", lang)
+        return message("tui_inbox.acted" if self.acted else "tui_inbox.read", lang, step=self.consumed_step)
 
     @property
     def can_change(self) -> bool:
@@ -470,7 +469,8 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
             artifacts=tuple(artifacts.get(r.id, [])[:4]), notices=tuple(notices.get(r.id, [])),
             jobs=tuple(jobs.get(r.id, [])), reply=_short(replies.get(r.id)), reason=r.status_reason or "",
             outcome=_short(outcomes.get(r.id)), waiting_messages=waiting.get(r.id, 0),
-            archived=bool(r.archived), created_at=r.created_at, updated_at=r.updated_at)
+            archived=bool(r.archived), created_at=r.created_at, updated_at=r.updated_at,
+            language=r.language or "en")
     return cards
 
 
@@ -629,15 +629,16 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
         if before is None:
             pending = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all()
-            items += [StreamItem(f"i:{p.id}", "pending", p.text, p.sent_at, task_id, "delivered") for p in pending]
+            items += [StreamItem(f"i:{p.id}", "pending", p.text, p.sent_at, task_id, "delivered",
+                                 language=detect_language(p.text)) for p in pending]
             failed = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "failed").order_by(
                 s.inbox.c.sent_at.desc()).limit(20))).all()
             reasons = {e.data.get("message_id"): e.data.get("reason", "") for e in (await conn.execute(
                 select(s.events.c.data).where(s.events.c.task_id == task_id, s.events.c.type == "message_failed")
                 .order_by(s.events.c.id.desc()).limit(200))).all() if e.data} if failed else {}
-            items += [StreamItem(f"i:{f.id}", "failed", f.text, f.sent_at, task_id, reasons.get(f.id, ""))
-                      for f in failed]
+            items += [StreamItem(f"i:{f.id}", "failed", f.text, f.sent_at, task_id, reasons.get(f.id, ""),
+                                 language=detect_language(f.text)) for f in failed]
         # turns that failed (a model error, a crash): shown where they happened, with the words they answered
         since_at = rows[0].created_at if rows and earlier else None
         fq = select(s.turns.c.id, s.turns.c.reason, s.turns.c.created_at, s.turns.c.updated_at,
@@ -659,7 +660,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     s.inbox.c.status != "withdrawn", s.inbox.c.sent_at > previous,
                     s.inbox.c.sent_at <= t.updated_at).order_by(s.inbox.c.sent_at))).scalars().all()
             items.append(StreamItem(f"e:{t.id}", "error", t.reason or "", t.finished_at or t.updated_at, task_id,
-                                    "failed", "\n".join(words)))
+                                    "failed", "\n".join(words), language=detect_language("\n".join(words))))
         if with_cards:
             kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
             if kind == MAIN_KIND:
@@ -675,7 +676,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                           for t in (await conn.execute(tq)).all()]
                 # follow-ups the router handed to a task: "→ sent to Poster series"
                 rq = select(s.inbox.c.id, s.inbox.c.task_id, s.inbox.c.status, s.inbox.c.sent_at,
-                            s.tasks.c.title).join(s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
+                            s.inbox.c.text, s.tasks.c.title).join(s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
                     s.inbox.c.source == "router", s.tasks.c.kind != MAIN_KIND, s.inbox.c.replaces.is_(None),
                     # not the words that started a task the router just made (its card says that)
                     or_(s.tasks.c.source_inbox.is_(None), s.tasks.c.source_inbox != s.inbox.c.id,
@@ -684,7 +685,8 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     rq = rq.where(s.inbox.c.sent_at >= since)
                 if until is not None:
                     rq = rq.where(s.inbox.c.sent_at < until)
-                items += [StreamItem(f"r:{r.id}", "routed", r.title, r.sent_at, r.task_id, r.status, r.id)
+                items += [StreamItem(f"r:{r.id}", "routed", r.title, r.sent_at, r.task_id, r.status, r.id,
+                                     detect_language(r.text or ""))
                           for r in (await conn.execute(rq.order_by(s.inbox.c.sent_at.desc()).limit(limit))).all()]
     order = {"user": 0, "pending": 1, "failed": 1, "card": 2, "routed": 2, "assistant": 1, "error": 3}
     items.sort(key=lambda i: (i.at, order.get(i.kind, 3)))

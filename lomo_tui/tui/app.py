@@ -23,7 +23,7 @@ from .fmt import Clock, clock_time
 from .images import image_mode
 from .live import Live
 from .session import Seed, Session, is_remote
-from .strings import text
+from .strings import creator_language, text
 from .themes import DEFAULT_THEME, discover
 
 log = logging.getLogger("lomo.tui")
@@ -252,7 +252,8 @@ class LomoApp(Actions, App[int]):
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             log.error("worker %s failed", event.worker.name, exc_info=error)
-            self.notify(f"{type(error).__name__}: {error}. {log_hint()}", title="Something went wrong",
+            lang = creator_language(self)
+            self.notify(f"{type(error).__name__}: {error}. {log_hint(lang)}", title=text("notify.went_wrong", lang),
                         severity="error", timeout=10)
 
     # ---- app-wide actions ------------------------------------------------------------------------------
@@ -305,7 +306,7 @@ class LomoApp(Actions, App[int]):
         if handler is not None:
             handler()
         else:
-            self.notify("The gate inbox is on the main screen (Esc to go back).")
+            self.notify(text("notify.gates_elsewhere", creator_language(self)))
 
     def action_focus_tree(self) -> None:
         handler = getattr(self.screen, "focus_tree", None)

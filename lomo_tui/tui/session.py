@@ -44,6 +44,7 @@ class Session:
         self.model_name = settings.model
         self.model_state = "loading" if is_remote(settings.model) else "ready"
         self.opened = False
+        self.language = "en"  # the creator's: the language of the last message they sent (notices speak it)
 
     # ---- life cycle -----------------------------------------------------------------------------
     async def open(self) -> None:
@@ -92,9 +93,13 @@ class Session:
 
     # ---- creator actions ----------------------------------------------------------------------------
     async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
+        from ..language import detect_language
+        from .strings import text as say
+
         text = text.strip()
         if not text:
-            raise LomoError("type a message first")
+            raise LomoError(say("notify.type_first", self.language))
+        self.language = detect_language(text)
         return await self.runtime.send(text, task_id)
 
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None) -> Any:
@@ -123,6 +128,7 @@ class Session:
         from sqlalchemy import select
 
         from ..governance.gates import open_gate
+        from ..language import detect_language, message
         from ..store import schema as s
         from .strings import text
 
@@ -130,7 +136,7 @@ class Session:
         async with rt.db.read() as conn:
             row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == inbox_id))).first()
             if row is None:
-                raise LomoError("that message is gone")
+                raise LomoError(text("notify.message_gone", self.language))
             others = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title).where(
                 s.tasks.c.kind != "main", s.tasks.c.id != row.task_id, s.tasks.c.archived.is_(False),
                 s.tasks.c.status.notin_(("stopped", "done", "failed"))).order_by(
@@ -139,24 +145,26 @@ class Session:
         if row.status == "pending":
             await rt.ledger.withdraw(inbox_id)
         words = row.text
+        lang = detect_language(words)  # the card speaks the language of the words it asks about
         short = words if len(words) <= 60 else words[:59] + "…"
-        new_title = " ".join(words.split()[:6])[:60] or "New task"
-        actions = [{"do": "send", "task_id": t.id, "label": text("route.send_to", title=t.title),
-                    "consequence": text("route.goes_to")} for t in others]
+        new_title = " ".join(words.split()[:6])[:60] or text("route.new_title", lang)
+        actions = [{"do": "send", "task_id": t.id, "label": text("route.send_to", lang, title=t.title),
+                    "consequence": text("route.goes_to", lang)} for t in others]
         actions.append({"do": "new", "kind": "persistent", "title": new_title, "goal": words, "brief": "",
-                        "label": text("route.new"), "consequence": text("route.new_goes", title=new_title)})
-        actions.append({"do": "cancel", "label": text("route.cancel"), "consequence": text("route.cancel_goes")})
+                        "label": text("route.new", lang), "consequence": text("route.new_goes", lang, title=new_title)})
+        actions.append({"do": "cancel", "label": text("route.cancel", lang),
+                        "consequence": text("route.cancel_goes", lang)})
         main = self.main_id or await rt.ledger.main_task_id()
         async with rt.db.write() as conn:
             gate = await open_gate(
-                conn, task_id=main, kind="clarify", question=text("route.question", words=short),
+                conn, task_id=main, kind="clarify", question=text("route.question", lang, words=short),
                 options=[{"label": a["label"], "consequence": a["consequence"]} for a in actions],
                 dedupe_key=f"not-this/{inbox_id}",
-                scope={"description": f"your message “{short}” (not for {title})", "route": "not_this_task",
+                scope={"description": text("route.scope", lang, words=short, title=title), "route": "not_this_task",
                        "actions": [{k: v for k, v in a.items() if k not in ("label", "consequence")}
                                    for a in actions],
-                       "words": words, "message": words[:300], "language": "en", "was": row.task_id},
-                continues="everything else goes on; your message waits on this card")
+                       "words": words, "message": words[:300], "language": lang, "was": row.task_id},
+                continues=message("gate.message_waits", lang))
         return gate.id
 
     async def promote(self, task_id: str) -> bool:

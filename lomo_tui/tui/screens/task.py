@@ -172,7 +172,8 @@ class TaskScreen(Screen):
         if gates.option_count:
             gates.focus()
         else:
-            self.app.notify("This task is not waiting for you.")
+            card = self._card(self.task_id)
+            self.app.notify(text("notify.not_waiting", card.language if card is not None else "en"))
 
     @on(GateList.Resolve)
     async def resolve(self, event: GateList.Resolve) -> None:

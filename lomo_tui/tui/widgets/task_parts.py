@@ -11,8 +11,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...language import detect_language
 from ...views import Artifact, ChecklistItem, InboxItem, TimelineEntry
 from .. import keys
+from ..strings import text
 from .composer import redirect_letters
 
 TIMELINE_ICON = {"step": "◆", "tool": "⚙", "job": "◔", "gate": "⚑", "event": "·"}
@@ -147,7 +149,8 @@ class InboxList(OptionList):
         if item is None:
             return
         if not item.can_change:
-            self.app.notify(f"This message was already {item.label.split(' (')[0]}; it can no longer be changed.",
+            lang = detect_language(item.text)
+            self.app.notify(text("inbox.already", lang, label=item.label_in(lang).split(" (")[0].split("（")[0]),
                             severity="warning")
             return
         self.post_message(self.Change(item, replace))
