@@ -1,0 +1,123 @@
+"""Every creator-facing text of the TUI comes from the one catalogue and speaks the creator's language
+(issue #12 §5): a card, a stream line, the "not this task" card and the notices about them, rendered for a
+Chinese or Russian task, carry no English words."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from lomo_tui.language.messages import template
+from lomo_tui.store import schema as s
+from lomo_tui.tui.widgets.card import card_actions, card_body, running_job_note
+from lomo_tui.tui.widgets.stream import MessageRow, StreamView
+from lomo_tui.views import Artifact, Card, InboxItem, Job, StreamItem, load_gates
+from tui_apps.live import booted, live_app, notifications, rows, wait_until
+
+ROOT = Path(__file__).resolve().parent.parent / "lomo_tui"
+# names and technical words that stay as they are in every language
+KEEP = {"lomo", "ctrl", "esc", "enter", "tab", "api", "png", "md", "credits", "v"}
+WORD = re.compile(r"[A-Za-z][A-Za-z']+")
+
+
+def english(text: str) -> list[str]:
+    """The English words of TEXT (file names and the words in KEEP do not count)."""
+    text = re.sub(r"\S+\.(png|md|glb|mp4|wav)\b", " ", text)
+    return [w for w in WORD.findall(text) if w.lower() not in KEEP]
+
+
+def _card(lang: str, title: str, **kw) -> Card:
+    return Card(id="task-1", title=title, kind="lightweight", status="running", state="running", language=lang,
+                checklist_done=1, checklist_total=3, spend=0.25, model_cost=0.02,
+                artifacts=tuple(Artifact(f"renders/p{n}.png", 1, "image", "agent") for n in range(4)),
+                jobs=(Job("job-1", "video", "running", 0.4),), waiting_messages=1, **kw)
+
+
+@pytest.mark.parametrize("lang,title", [("zh", "猫的海报"), ("ru", "Постер с котом"), ("ja", "猫のポスター")])
+def test_a_card_for_a_task_in_another_language_has_no_english_words(lang: str, title: str) -> None:
+    card = _card(lang, title)
+    shown = card_body(card).plain + " " + " ".join(label for _, label in card_actions(card))
+    shown += " " + template("tui_card.keys", lang)
+    assert english(shown) == [], shown
+    assert title in shown
+    paused = _card(lang, title).__class__(**{**card.__dict__, "state": "paused", "status": "paused"})
+    assert english(" ".join(label for _, label in card_actions(paused))) == []
+    assert english(running_job_note("3d", lang)) == []
+
+
+def test_an_english_card_reads_as_before() -> None:
+    card = _card("en", "Cat poster")
+    shown = card_body(card).plain
+    assert "lightweight · running" in shown and "video running" in shown and "+ $0.02 model" in shown
+    assert "+2 more" in shown and [label for _, label in card_actions(card)] == [
+        "open", "reply", "pause", "stop", "promote"]
+
+
+@pytest.mark.parametrize("lang,words", [("zh", "把海报改暖一点"), ("ru", "сделай постеры теплее")])
+def test_stream_lines_speak_the_language_of_the_words(lang: str, words: str) -> None:
+    for item in (StreamItem("i:1", "pending", words, 0.0, "task-1", language=lang),
+                 StreamItem("i:2", "failed", words, 0.0, "task-1", language=lang),
+                 StreamItem("e:1", "error", "", 0.0, "task-1", "failed", words, language=lang),
+                 StreamItem("r:1", "routed", "海报" if lang == "zh" else "Постеры", 0.0, "task-1", "pending", "i:1",
+                            language=lang),
+                 StreamItem("m:1", "user", (words + "\n") * 30, 0.0, "task-1", language=lang)):
+        shown = MessageRow(item).content_for(item).plain
+        assert english(shown) == [], (item.kind, shown)
+
+
+def test_inbox_labels_speak_the_language_of_the_message() -> None:
+    read = InboxItem("i:1", "把海报改暖一点", "consumed", 0.0, 3, False, None)
+    assert read.label == "模型已读取（第 3 步）"
+    assert InboxItem("i:2", "make it warmer", "consumed", 0.0, 3, True, None).label == "acted upon (step 3)"
+
+
+def test_every_tui_key_in_the_code_is_in_the_catalogue() -> None:
+    """`text("group.name")` in the TUI reads `tui_group.name`: a key another branch added to the old
+    strings.toml, or a typo, fails here rather than on the creator's screen."""
+    missing = []
+    for path in sorted((ROOT / "tui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("text", "lines")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                key = "tui_" + node.args[0].value
+                try:
+                    template(key, "en")
+                except KeyError:
+                    missing.append(f"{path.name}: {key}")
+    assert missing == []
+    assert not (ROOT / "tui" / "data" / "strings.toml").exists()
+
+
+def _routed(app) -> list[MessageRow]:
+    stream = app.screen_stack[0].query_one(StreamView)
+    return [w for w in stream.rows.values() if isinstance(w, MessageRow) and w.item.kind == "routed"]
+
+
+async def test_not_this_task_for_a_chinese_message_asks_in_chinese(tmp_path) -> None:
+    app = live_app(tmp_path, replies=[
+        {"content": None, "tool_calls": [{"name": "send_to_task", "arguments": {"task_id": "task-poster"}}]}])
+    seen = notifications(app)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await booted(pilot)
+        ledger = app.session.runtime.ledger
+        await ledger.create_task("海报系列", task_id="task-poster", language="zh")
+        await ledger.create_task("爵士传单", task_id="task-flyer", language="zh")
+        await ledger.control("task-poster", "pause")  # it keeps the message unread
+        await ledger.deliver("task-poster", "一组爵士之夜的海报")  # the words that started it (its card says so)
+        assert await app.submit("把海报改暖一点") == "sent"  # what Enter in the composer does
+        [row] = await wait_until(pilot, lambda: _routed(app), what="the routed line")
+        assert english(str(row.render())) == [] and "已交给 海报系列" in str(row.render())
+        row.action_not_this()
+        await wait_until(pilot, lambda: rows(app, s.gates, s.gates.c.kind == "clarify"), what="the card")
+        [gate] = await load_gates(app.session.db)
+        assert gate.language == "zh"
+        said = " ".join([gate.question, gate.blocks, gate.continues,
+                         *(o.label + " " + o.consequence for o in gate.options)])
+        assert english(said) == [], said
+        assert "交给 爵士传单" in [o.label for o in gate.options]
+        await wait_until(pilot, lambda: any("关卡收件箱" in m for _, m in seen), what="the notice")
+        assert all(english(m) == [] for _, m in seen if "关卡" in m)
+        await wait_until(pilot, lambda: "卡片会问" in str(_routed(app)[0].render()), what="the line to say so")
+        assert english(str(_routed(app)[0].render())) == []
