@@ -602,6 +602,12 @@ async def main_task_id(db: Any) -> str | None:
         return (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.kind == MAIN_KIND))).scalar()
 
 
+def _not_runtime_note() -> Any:
+    """Not a note the runtime wrote to the model (a held call has run: English, with the call's JSON result).
+    The stream shows the creator's words and Lomo's replies; the card shows what the call made."""
+    return or_(s.messages.c.name.is_(None), s.messages.c.name != s.RUNTIME_NOTE)
+
+
 @query
 async def load_stream(db: Any, task_id: str | None, *, before: int | None = None, limit: int = 120,
                       with_cards: bool = True) -> StreamPage:
@@ -613,7 +619,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
         query = select(s.messages.c.id, s.messages.c.role, s.messages.c.content, s.messages.c.created_at,
                        s.messages.c.name).where(
             s.messages.c.task_id == task_id, s.messages.c.role.in_(("user", "assistant")),
-            s.messages.c.content.is_not(None), s.messages.c.content != "")
+            s.messages.c.content.is_not(None), s.messages.c.content != "", _not_runtime_note())
         if before is not None:
             query = query.where(s.messages.c.id < before)
         rows = list(reversed((await conn.execute(query.order_by(s.messages.c.id.desc()).limit(limit))).all()))
@@ -623,9 +629,8 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
             earlier = (await conn.execute(select(func.count()).select_from(s.messages).where(
                 s.messages.c.task_id == task_id, s.messages.c.id < oldest,
                 s.messages.c.role.in_(("user", "assistant")), s.messages.c.content.is_not(None),
-                s.messages.c.content != ""))).scalar() or 0
-        items = [StreamItem(f"m:{r.id}", "assistant" if r.name == "lomo" else r.role, r.content or "", r.created_at,
-                            task_id) for r in rows]  # a note from the runtime (a held call ran) is Lomo's, not yours
+                s.messages.c.content != "", _not_runtime_note()))).scalar() or 0
+        items = [StreamItem(f"m:{r.id}", r.role, r.content or "", r.created_at, task_id) for r in rows]
         if before is None:
             pending = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all()
