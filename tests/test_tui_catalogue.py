@@ -121,3 +121,20 @@ async def test_not_this_task_for_a_chinese_message_asks_in_chinese(tmp_path) -> 
         assert all(english(m) == [] for _, m in seen if "关卡" in m)
         await wait_until(pilot, lambda: "卡片会问" in str(_routed(app)[0].render()), what="the line to say so")
         assert english(str(_routed(app)[0].render())) == []
+
+
+# ---- the stats view's time axis (F3) ---------------------------------------------------------------------
+def test_the_stats_axis_says_today_at_the_right_end_as_a_label_of_its_own() -> None:
+    """"today" ends under the last day's column, drawn as its own segment: inside one run of text with the
+    oldest label its place depended on how wide a renderer draws spaces (mid-axis in an SVG rendering)."""
+    from lomo_tui.tui.screens.stats import charts_content, spark
+
+    days = [{"verified": n % 2, "claimed": 1, "model_calls": n} for n in range(14)]
+    chart = charts_content({"days": days, "tasks": []})
+    lines = list(chart.split("\n"))
+    row = next(line for line in lines if "model calls" in line.plain)
+    axis = next(line for line in lines if "13d ago" in line.plain)
+    chart_end = row.plain.index(spark([d["model_calls"] for d in days])) + 2 * len(days)
+    assert [seg.text for seg in axis.render_segments() if seg.text.strip()] == ["13d ago", "today"]
+    assert axis.plain.index("today") + len("today") == chart_end
+    assert axis.plain.index("13d ago") == row.plain.index(spark([d["model_calls"] for d in days]))
