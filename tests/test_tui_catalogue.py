@@ -4,6 +4,7 @@ Chinese or Russian task, carry no English words."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def test_a_card_for_a_task_in_another_language_has_no_english_words(lang: str, t
     shown += " " + template("tui_card.keys", lang)
     assert english(shown) == [], shown
     assert title in shown
-    paused = _card(lang, title).__class__(**{**card.__dict__, "state": "paused", "status": "paused"})
+    paused = dataclasses.replace(card, state="paused", status="paused")
     assert english(" ".join(label for _, label in card_actions(paused))) == []
     assert english(running_job_note("3d", lang)) == []
 
@@ -60,8 +61,8 @@ def test_stream_lines_speak_the_language_of_the_words(lang: str, words: str) -> 
     for item in (StreamItem("i:1", "pending", words, 0.0, "task-1", language=lang),
                  StreamItem("i:2", "failed", words, 0.0, "task-1", language=lang),
                  StreamItem("e:1", "error", "", 0.0, "task-1", "failed", words, language=lang),
-                 StreamItem("r:1", "routed", "海报" if lang == "zh" else "Постеры", 0.0, "task-1", "pending", "i:1",
-                            language=lang),
+                 StreamItem("r:1", "routed", "海报" if lang == "zh" else "Постеры", 0.0, "task-1", "pending",
+                            "i:1", language=lang),
                  StreamItem("m:1", "user", (words + "\n") * 30, 0.0, "task-1", language=lang)):
         shown = MessageRow(item).content_for(item).plain
         assert english(shown) == [], (item.kind, shown)
@@ -79,8 +80,9 @@ def test_every_tui_key_in_the_code_is_in_the_catalogue() -> None:
     missing = []
     for path in sorted((ROOT / "tui").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("text", "lines")
-                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("text", "lines") and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
                 key = "tui_" + node.args[0].value
                 try:
                     template(key, "en")

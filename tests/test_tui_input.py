@@ -158,6 +158,25 @@ async def test_stop_on_a_card_asks_first_and_a_stray_key_does_not_confirm(tmp_pa
                                              s.tasks.c.status == "stopped"), what="the task stopped")
 
 
+async def test_archive_on_a_card_asks_first_and_cancel_keeps_the_task(tmp_path):
+    app = make_app(tmp_path, "busy")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        card = card_for(app, "task-cat")
+        card.focus()
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("a", "enter")  # a stray letter, then Enter on the highlighted Cancel
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the dialog to close")
+        assert not (await rows(app, s.tasks, s.tasks.c.id == "task-cat"))[0].archived
+        card.focus()
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("tab", "enter")
+        await wait_until(pilot, lambda: rows(app, s.tasks, s.tasks.c.id == "task-cat", s.tasks.c.archived.is_(True)),
+                         what="the task archived")
+
+
 @pytest.mark.slow
 async def test_rejecting_a_gate_asks_first(tmp_path):
     app = make_app(tmp_path, "busy")

@@ -23,7 +23,7 @@ from .fmt import Clock, clock_time
 from .images import image_mode
 from .live import Live
 from .session import Seed, Session, is_remote
-from .strings import creator_language, text
+from .strings import creator_language, has, text
 from .themes import DEFAULT_THEME, discover
 
 log = logging.getLogger("lomo.tui")
@@ -241,12 +241,22 @@ class LomoApp(Actions, App[int]):
             return
         self.alert("jobs")
         title = await self.task_title(task_id)
-        self.notify(text("bell.job_done", kind=job.kind, title=title, status=job.status), title=text("bell.title"))
+        lang = self.task_language(task_id)
+        kind = text(f"card.job_{job.kind}", lang) if has(f"card.job_{job.kind}") else job.kind
+        status = text(f"card.job_{job.status}", lang) if has(f"card.job_{job.status}") else job.status
+        self.notify(text("bell.job_done", lang, kind=kind, title=title, status=status), title=text("bell.title", lang))
 
     async def task_title(self, task_id: str | None) -> str:
         if self.snap is not None and task_id in self.snap.cards:
             return self.snap.cards[task_id].title
-        return "Main" if task_id in (None, self.session.main_id) else (task_id or "")
+        if task_id in (None, self.session.main_id):
+            return text("context.main", creator_language(self))
+        return task_id or ""
+
+    def task_language(self, task_id: str | None) -> str:
+        """The language of TASK_ID's card (the creator's for the main thread or a task not on screen)."""
+        card = self.snap.cards.get(task_id) if self.snap is not None and task_id else None
+        return card.language if card is not None else creator_language(self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:

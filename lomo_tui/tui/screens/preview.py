@@ -217,8 +217,8 @@ def clip_frames(path: Path, max_px: tuple[int, int] = (960, 720)) -> tuple[list[
             frames, total = [], 0
             for index in range(min(count, MAX_FRAMES)):
                 img.seek(index)
+                frame = img.convert("RGB")  # loads the frame: a WebP says its duration only then
                 total += int(img.info.get("duration", 100) or 100)
-                frame = img.convert("RGB")
                 frame.thumbnail(max_px)
                 frames.append(frame)
     except Exception:  # noqa: BLE001 — not a picture Pillow can read: a video (MP4) or shown some other way

@@ -91,7 +91,8 @@ class MessageRow(Static):
             content = Content.from_markup("$text [i $error]($note)[/]", text=body,
                                           note=text("stream.not_answered", lang))
         elif item.kind == "queued":
-            content = Content.from_markup("$text [i $warning]($note)[/]", text=body, note=text("composer.queued_row", lang))
+            content = Content.from_markup("$text [i $warning]($note)[/]", text=body,
+                                          note=text("composer.queued_row", lang))
         else:
             content = message_content(body)
         return content + more if more is not None else content
