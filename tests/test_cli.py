@@ -25,7 +25,8 @@ def _closed_pipe(lomo: LomoEnv, *args: str, model: str = "lomo/replay") -> subpr
 
 @pytest.mark.slow
 @pytest.mark.parametrize("args", [("inspect",), ("inspect", "--json"), ("gates",), ("task", "list"),
-                                  ("task", "show", "main"), ("--run-once", "what is 12*7?"), ("--help",)])
+                                  ("task", "show", "main"), ("--run-once", "what is 12*7?"), ("--help",),
+                                  ("stats",), ("context",), ("memory", "list"), ("task", "export", "main")])
 def test_a_reader_that_goes_away_ends_every_command_quietly(lomo: LomoEnv, args: tuple[str, ...]) -> None:
     lomo.new_task("Spring campaign")
     done = _closed_pipe(lomo, *args, model="lomo/local")

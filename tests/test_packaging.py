@@ -35,3 +35,14 @@ def test_the_built_wheel_carries_the_licence_urls_and_the_catalogue(tmp_path: Pa
     for key in URLS:
         assert f"Project-URL: {key}, https://" in metadata, key
     assert {f"lomo_tui/language/messages/{lang}.toml" for lang in ("en", "zh", "ja", "ru")} <= set(names)
+
+
+def test_the_readme_starts_with_a_venv_installs_offline_without_test_extras_and_names_ollama_chat() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.split("## Start", 1)[1].split("\n## ", 1)[0]
+    lines = [line.split("#")[0].strip() for line in start.splitlines() if "pip install" in line or "venv" in line]
+    venv = next(n for n, line in enumerate(lines) if "-m venv" in line)
+    first_install = next(n for n, line in enumerate(lines) if "pip install" in line)
+    assert venv < first_install  # a bare `pip install` fails on system Pythons
+    assert "pip install -e . " in lines[first_install] + " " and "[dev]" not in lines[first_install]
+    assert "`ollama_chat/" in readme and "ollama/` pastes the tools" in readme

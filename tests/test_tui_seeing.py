@@ -63,8 +63,12 @@ async def test_e_on_a_picture_never_opens_a_text_editor(tmp_path, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await until_ready(pilot)
         app.edit_file(app.workspace_root / "cat.png")
+        blob = app.workspace_root / "data.bin"  # a file of no known kind that is not text either
+        blob.write_bytes(bytes(range(256)) * 4)
+        app.edit_file(blob)
         assert not marker.exists()
         assert any(title == "Not a text file" and "cat.png" in m for title, m in seen)
+        assert any(title == "Not a text file" and "data.bin" in m for title, m in seen)
 
 
 async def test_the_first_screen_shows_what_lomo_can_do_until_the_first_message(tmp_path):
