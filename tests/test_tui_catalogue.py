@@ -140,3 +140,26 @@ def test_the_stats_axis_says_today_at_the_right_end_as_a_label_of_its_own() -> N
     assert [seg.text for seg in axis.render_segments() if seg.text.strip()] == ["13d ago", "today"]
     assert axis.plain.index("today") + len("today") == chart_end
     assert axis.plain.index("13d ago") == row.plain.index(spark([d["model_calls"] for d in days]))
+
+
+async def test_the_task_view_of_a_russian_task_speaks_russian(tmp_path) -> None:
+    from lomo_tui.tui.screens.task import TaskScreen
+    from lomo_tui.tui.widgets.composer import ComposerInput
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await booted(pilot)
+        task = await app.session.runtime.ledger.create_task("Постер с котом", language="ru")
+        await app.session.runtime.ledger.control(task, "pause")
+        await app.open_task(task)
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, TaskScreen) and app.screen.loaded
+                                  and app.screen.lang == "ru" and app.screen, what="the task view in Russian")
+        titles = [str(screen.query_one(f"#{name}").render()) for name in (
+            "brief-title", "checklist-title", "artifacts-title", "inbox-title", "timeline-title", "task-gates-title",
+            "task-gates-hint", "checklist")]
+        assert all(english(t) == [] for t in titles), titles
+        assert "Бриф" in titles[0] and "Ждёт вас (0)" in titles[5]
+        placeholder = screen.query_one(ComposerInput).placeholder
+        assert english(placeholder) == [] and "Сообщение этой задаче" in str(placeholder)
+        header = str(screen.query_one("#task-title").render())
+        assert "долгая · на паузе" in header, header

@@ -36,7 +36,7 @@ def card_actions(card: Card) -> list[tuple[str, str]]:
     return [("pause" if a == "resume" else a, text(f"card.act_{a}", card.language)) for a in acts]
 
 
-def _label(group: str, value: str, lang: str) -> str:
+def label(group: str, value: str, lang: str) -> str:
     """A catalogue label ("card.state_done") in LANG, or VALUE itself where the catalogue has none."""
     return text(f"card.{group}_{value}", lang) if has(f"card.{group}_{value}") else value
 
@@ -62,14 +62,14 @@ def card_body(card: Card, currency: str = "credits") -> Content:
     lang = card.language
     icon, style = STATE_ICON.get(card.state, "•"), STATE_STYLE.get(card.state, "$foreground")
     lines = [Content.from_markup(f"[{style}]{icon}[/] [b]$title[/]  [$text-muted]$kind ·[/] [{style}]$state[/]",
-                                 title=card.title, kind=_label("kind", card.kind, lang),
-                                 state=_label("state", card.state, lang))]
+                                 title=card.title, kind=label("kind", card.kind, lang),
+                                 state=label("state", card.state, lang))]
     facts = []
     if card.checklist_total:
         facts.append(f"{bar(card.checklist_done, card.checklist_total)} {card.checklist_done}/{card.checklist_total}")
     facts.append(spend_text(card, currency))
     for job in card.jobs[:2]:
-        words = f"{_label('job', job.kind, lang)} {_label('job', job.status, lang)}"
+        words = f"{label('job', job.kind, lang)} {label('job', job.status, lang)}"
         if job.progress is not None and job.status not in ("submitting", "queued"):
             pct = round(job.progress * 100)
             facts.append(f"{words} {bar(pct, 100, 6)} {pct}%")
