@@ -59,7 +59,20 @@ class Session:
         if self.seed is not None:
             await self.seed(rt)
         self.main_id = await rt.ledger.main_task_id()
+        await self._recall_language()
         self.opened = True
+
+    async def _recall_language(self) -> None:
+        """The creator's language from the last things they said before this start (notices speak it)."""
+        from sqlalchemy import select
+
+        from ..store import schema as s
+
+        async with self.runtime.db.read() as conn:
+            said = (await conn.execute(select(s.inbox.c.text).where(s.inbox.c.source == "creator").order_by(
+                s.inbox.c.sent_at.desc()).limit(5))).scalars().all()
+        for words in reversed(said):
+            self.notice_language(words)
 
     async def close(self) -> None:
         rt, self.runtime = self.runtime, None
@@ -93,14 +106,21 @@ class Session:
 
     # ---- creator actions ----------------------------------------------------------------------------
     async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
-        from ..language import detect_language
         from .strings import text as say
 
         text = text.strip()
         if not text:
             raise LomoError(say("notify.type_first", self.language))
-        self.language = detect_language(text)
+        self.notice_language(text)
         return await self.runtime.send(text, task_id)
+
+    def notice_language(self, words: str) -> None:
+        """Follow the creator's language from WORDS they sent — unless they are too few to tell ("ok")."""
+        from ..language import detect_language
+
+        lang = detect_language(words)
+        if lang != "en" or len(words.split()) >= 3:
+            self.language = lang
 
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None) -> Any:
         """The creator's key press answers the gate (the one door: the runtime records it and wakes

@@ -1,8 +1,10 @@
 """The TUI's creator-facing sentences, read from the one message catalogue (`lomo_tui.language`,
 `messages/{en,zh,ja,ru}.toml`, sections ``tui_*``).
 
-`text("composer.queued", count=2)` is ``message("tui_composer.queued", "en", count=2)``; `lang=` picks
-another language (a task's card, a routed message's line, the creator's language for a notice).
+`text("composer.queued", count=2)` is ``message("tui_composer.queued", LANG, count=2)``. `lang=` names the
+language where the text is about a task or a message (a card speaks its task's, a stream line its words');
+without it the text is the app's own and speaks the creator's language — that of the last message they sent
+in the running app (`Session.language`), English outside an app.
 """
 from __future__ import annotations
 
@@ -16,14 +18,14 @@ def _key(key: str) -> str:
     return "tui_" + key
 
 
-def lines(key: str, lang: str = "en") -> list[str]:
+def lines(key: str, lang: str | None = None) -> list[str]:
     """A list entry (examples, capabilities; one item a line in the catalogue) in LANG."""
-    return [line for line in template(_key(key), lang).split("\n") if line]
+    return [line for line in template(_key(key), lang or current_language()).split("\n") if line]
 
 
-def text(key: str, lang: str = "en", **values: Any) -> str:
-    """The sentence KEY ("group.name") in LANG (English where LANG lacks it), formatted with VALUES."""
-    return message(_key(key), lang, **values)
+def text(key: str, lang: str | None = None, **values: Any) -> str:
+    """The sentence KEY ("group.name") in LANG (the creator's when None), formatted with VALUES."""
+    return message(_key(key), lang or current_language(), **values)
 
 
 def has(key: str) -> bool:
@@ -33,6 +35,15 @@ def has(key: str) -> bool:
     except KeyError:
         return False
     return True
+
+
+def current_language() -> str:
+    """The creator's language in the running app ("en" outside one: a test, the CLI)."""
+    try:
+        from textual._context import active_app  # what `Widget.app` reads: the app this code runs under
+    except ImportError:  # pragma: no cover — a Textual without it
+        return "en"
+    return creator_language(active_app.get(None))
 
 
 def creator_language(app: Any) -> str:
