@@ -163,3 +163,40 @@ async def test_the_task_view_of_a_russian_task_speaks_russian(tmp_path) -> None:
         assert english(placeholder) == [] and "Сообщение этой задаче" in str(placeholder)
         header = str(screen.query_one("#task-title").render())
         assert "долгая · на паузе" in header, header
+
+
+async def test_the_apps_own_text_follows_the_creators_language(tmp_path) -> None:
+    """After the creator writes in Japanese, the help screen, the header and the gate pane speak Japanese;
+    a word too short to tell ("ok") does not switch back."""
+    from lomo_tui.tui.screens.help import HelpScreen
+    from lomo_tui.tui.widgets.header import HeaderBar
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await booted(pilot)
+        session = app.session
+        session.notice_language("猫の短い動画を作ってください")
+        session.notice_language("ok")
+        assert session.language == "ja"
+        app.live.schedule(everything=True)
+        header = app.screen.query_one(HeaderBar)
+        await wait_until(pilot, lambda: "待っているゲートなし" in header.render().plain, what="the header in Japanese")
+        said = header.render().plain.split(" │ ")[3:]  # after Lomo, the workspace path and the model's name
+        assert said and all(english(part) == [] for part in said), said
+        app.action_help()
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.query("#help-keys")
+                                  and app.screen, what="help")
+        table = str(screen.query_one("#help-keys").render())
+        assert "Lomo のキー" in table and "どこでも" in table and "終了" in table
+        keys_named = {"Del", "Space", "right", "left", "EDITOR"}  # the keys' own names, as the keyboard has them
+        assert [w for w in english(table) if w not in keys_named] == [], english(table)
+        session.notice_language("make a short clip about coffee")  # three words or more: English again
+        assert session.language == "en"
+
+
+def test_the_key_table_reads_the_catalogue_and_keeps_english_for_the_readme() -> None:
+    from lomo_tui.tui import keys
+
+    rows = {what: where for where, _, what in keys.help_rows(lang="ru")}
+    assert rows["Выход"] == "Везде" and "Окно памяти" in rows.values()
+    assert keys.BY_ID["app.quit"].description == "Quit" and keys.BY_ID["card.open"].scope == "A task card"

@@ -75,9 +75,9 @@ class LomoApp(Actions, App[int]):
         try:
             self.workspace_root.mkdir(parents=True, exist_ok=True)
             if not os.access(self.workspace_root, os.W_OK | os.X_OK):
-                self.workspace_problem = f"the workspace folder {self.workspace_root} is not writable"
+                self.workspace_problem = text("app.workspace_unwritable", path=self.workspace_root)
         except OSError as exc:
-            self.workspace_problem = f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}"
+            self.workspace_problem = text("app.workspace_uncreatable", path=self.workspace_root, error=exc.strerror)
 
     # ---- start-up -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -85,7 +85,7 @@ class LomoApp(Actions, App[int]):
         if self.keymap:
             self.set_keymap(self.keymap)
         for problem in self._problems:
-            self.notify(problem, title="Config", severity="warning", timeout=10)
+            self.notify(problem, title=text("app.config_title"), severity="warning", timeout=10)
         self.call_after_refresh(self._start)
 
     def _install_themes(self) -> None:
@@ -100,15 +100,15 @@ class LomoApp(Actions, App[int]):
         self._problems.extend(problems)
         name = self.requested_theme
         if name not in self.available_themes:
-            self._problems.append(f"theme {name!r} is not installed; using {DEFAULT_THEME}. "
-                                  f"Put theme files in {user_dir / 'themes'}")
+            self._problems.append(text("app.theme_missing", name=repr(name), default=DEFAULT_THEME,
+                                       folder=user_dir / "themes"))
             name = DEFAULT_THEME
         try:
             self.theme = name
         except Exception as exc:  # noqa: BLE001 — a theme Textual cannot use: say so, use the built-in one
             log.warning("theme %s failed: %s", name, exc)
-            self._problems.append(f"theme {name!r} cannot be used ({exc}); using the built-in {DEFAULT_THEME}. "
-                                  f"Fix or remove its file in {user_dir / 'themes'}")
+            self._problems.append(text("app.theme_broken", name=repr(name), error=exc, default=DEFAULT_THEME,
+                                       folder=user_dir / "themes"))
             from .themes import builtin
 
             self.register_theme(builtin(DEFAULT_THEME))
@@ -118,10 +118,10 @@ class LomoApp(Actions, App[int]):
         self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:
-        self.set_status("starting…")
+        self.set_status(text("header.starting"))
         try:
             if self.workspace_problem:
-                raise LomoError(self.workspace_problem + "; choose another with --workspace or LOMO_WORKSPACE")
+                raise LomoError(text("app.workspace_choose", problem=self.workspace_problem))
             await self.session.open()
         except Exception as exc:  # noqa: BLE001 — stay open and say what to do
             log.log(logging.WARNING if isinstance(exc, LomoError) else logging.ERROR, "runtime failed to start",
@@ -150,8 +150,8 @@ class LomoApp(Actions, App[int]):
             await self.session.preload_model()
         except Exception as exc:  # noqa: BLE001
             self.set_model_state("unavailable")
-            self.notify(f"{exc}. Switch to lomo/local from the command palette (Ctrl+P) to keep working.",
-                        title="Model", severity="error", timeout=15)
+            self.notify(text("app.model_failed", error=exc), title=text("app.model_title"), severity="error",
+                        timeout=15)
             return
         self.set_model_state("ready")
 
@@ -306,7 +306,7 @@ class LomoApp(Actions, App[int]):
                 if task_id:
                     await self.open_task(task_id)
 
-        await self.push_screen(PromptScreen("New task", "What is the goal? (a title; brief it in its view)"), made)
+        await self.push_screen(PromptScreen(text("preview.new_task_title"), text("preview.new_task_ask")), made)
 
     async def action_refresh_views(self) -> None:
         await self.refresh_views(everything=True)
@@ -344,6 +344,6 @@ class LomoApp(Actions, App[int]):
                 self._theme_memory().parent.mkdir(parents=True, exist_ok=True)
                 self._theme_memory().write_text(name + "\n", encoding="utf-8")
             except OSError as exc:
-                self.notify(f"The theme is on, but could not be remembered ({exc.strerror}).", severity="warning")
+                self.notify(text("app.theme_unremembered", error=exc.strerror), severity="warning")
         else:
-            self.notify(f"No theme called {name!r}.", severity="warning")
+            self.notify(text("app.theme_unknown", name=repr(name)), severity="warning")

@@ -240,8 +240,9 @@ class TaskScreen(Screen):
             if text:
                 await app.do_withdraw(event.item.id, text)
 
-        await app.push_screen(PromptScreen("Replace the message", "The task has not read it yet.", event.item.text),
-                              replaced)
+        ask = PromptScreen(text("preview.replace_title", self.lang), text("preview.replace_ask", self.lang),
+                           event.item.text)
+        await app.push_screen(ask, replaced)
 
     @on(ArtifactRow.Chosen)
     async def artifact(self, event: ArtifactRow.Chosen) -> None:
