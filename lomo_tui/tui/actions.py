@@ -279,14 +279,15 @@ class Actions:
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
-            self.notify("Set $EDITOR (for example `export EDITOR=nano`) to edit files from Lomo.",  # type: ignore
-                        title="No editor", severity="warning")
+            self.notify(text("files.no_editor"), title=text("files.no_editor_title"),  # type: ignore
+                        severity="warning")
             return
         try:
             with self.suspend():  # type: ignore[attr-defined]
                 subprocess.call([*shlex.split(editor), str(path)])
         except Exception as exc:  # noqa: BLE001 — e.g. suspend unsupported, editor missing
-            self.notify(f"Could not start {editor}: {exc}", title="Editor", severity="error")  # type: ignore
+            self.notify(text("files.editor_failed", editor=editor, error=exc),  # type: ignore
+                        title=text("files.editor_title"), severity="error")
         self.live.schedule(everything=True)
 
     notify: Any
