@@ -435,9 +435,10 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
         waiting = dict((await conn.execute(select(s.inbox.c.task_id, func.count()).where(
             s.inbox.c.task_id.in_(ids), s.inbox.c.status == "pending").group_by(s.inbox.c.task_id))).all())
         notices: dict[str, list[str]] = {}
-        for n in (await conn.execute(select(s.notices.c.task_id, s.notices.c.summary).where(
+        languages = {r.id: r.language or "en" for r in rows}
+        for n in (await conn.execute(select(s.notices).where(
                 s.notices.c.task_id.in_(ids), s.notices.c.status == "open").order_by(s.notices.c.id))).all():
-            notices.setdefault(n.task_id, []).append(n.summary)
+            notices.setdefault(n.task_id, []).append(await _notice_text(conn, n, languages[n.task_id]))
         last = select(s.messages.c.task_id, func.max(s.messages.c.id).label("mid")).where(
             s.messages.c.task_id.in_(ids), s.messages.c.role == "assistant",
             s.messages.c.content.is_not(None)).group_by(s.messages.c.task_id).subquery()
@@ -472,6 +473,25 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
             archived=bool(r.archived), created_at=r.created_at, updated_at=r.updated_at,
             language=r.language or "en")
     return cards
+
+
+async def _notice_text(conn: Any, notice: Any, lang: str) -> str:
+    """A change notice as the task's card says it, in LANG ("storyboard.md v1 → v2: 'Shot 2' changed; …"):
+    the creator's file, the versions, what changed (read again from the two versions' text)."""
+    from .workspace.objects import change_parts
+
+    texts = dict((await conn.execute(select(s.object_versions.c.version, s.object_versions.c.content).where(
+        s.object_versions.c.object_id == notice.object_id,
+        s.object_versions.c.version.in_((notice.from_version, notice.to_version))))).all())
+    old, new = texts.get(notice.from_version), texts.get(notice.to_version)
+    if isinstance(old, str) and isinstance(new, str):
+        headings, added, removed = change_parts(old, new)
+        what = (", ".join(message("tui_card.notice_heading", lang, heading=repr(h)) for h in headings) if headings
+                else message("tui_card.notice_lines", lang, added=added, removed=removed))
+    else:
+        what = message("tui_card.notice_changed", lang)
+    return message("tui_card.notice", lang, path=notice.path, old=notice.from_version, new=notice.to_version,
+                   what=what)
 
 
 def _checklist_table() -> tuple[Table, Any, Any, Any, Any] | None:

@@ -200,3 +200,27 @@ def test_the_key_table_reads_the_catalogue_and_keeps_english_for_the_readme() ->
     rows = {what: where for where, _, what in keys.help_rows(lang="ru")}
     assert rows["Выход"] == "Везде" and "Окно памяти" in rows.values()
     assert keys.BY_ID["app.quit"].description == "Quit" and keys.BY_ID["card.open"].scope == "A task card"
+
+
+async def test_a_change_notice_on_a_chinese_tasks_card_speaks_chinese(lomo) -> None:
+    from lomo_tui.runtime.scheduler import Runtime
+    from lomo_tui.views import load_cards
+
+    (lomo.workspace / "storyboard.md").write_text("# 镜头 1\n狐狸睡着。\n\n# 镜头 2\n狐狸奔跑。\n", encoding="utf-8")
+    rt = Runtime(lomo.settings(), watch=False)
+    await rt.open()
+    try:
+        zh = await rt.ledger.create_task("狐狸短片", language="zh")
+        en = await rt.ledger.create_task("Fox film")
+        for task in (zh, en):
+            await rt.workspace.read("storyboard.md", task)
+        (lomo.workspace / "storyboard.md").write_text("# 镜头 1\n狐狸睡着。\n\n# 镜头 2\n狐狸跑进雪里。\n",
+                                                     encoding="utf-8")
+        await rt.workspace.observe("storyboard.md")
+        cards = await load_cards(rt.db, [zh, en])
+    finally:
+        await rt.close()
+    [said] = cards[zh].notices
+    assert said == "storyboard.md v1 → v2：'镜头 2' 有改动；任务会先重读再继续" and english(said) == []
+    assert cards[en].notices == ("storyboard.md v1 → v2: '镜头 2' changed; re-read before continuing",)
+    assert english(card_body(cards[zh]).plain) == []
