@@ -352,13 +352,22 @@ def _progress(value: Any) -> float | None:
     return max(0.0, min(1.0, number / 100 if number > 1 else number))
 
 
-def _tool_error(content: str | None) -> str:
-    """The "error" of a tool result (JSON text), or ""."""
+def _tool_error(content: str | None, lang: str = "en") -> str:
+    """What became of a failed call, for its card in LANG (from a tool result's JSON text), or "". A declined
+    spend and a generation that was not made are said in the catalogue's words; other errors as they are."""
     try:
         data = json.loads(content or "")
     except ValueError:
         return ""
-    return str(data.get("error") or "") if isinstance(data, dict) else ""
+    if not isinstance(data, dict) or not data.get("error"):
+        return ""
+    kind = str(data.get("error_kind") or "")
+    if kind == "declined":
+        return message("tui_card.outcome_declined", lang)
+    if kind.startswith("job_") and kind != "job_unknown":
+        reason = str(data["error"]).split("): ", 1)[-1]
+        return message("tui_card.outcome_not_made", lang, reason=reason)
+    return str(data["error"])
 
 
 def _short(text: str | None, limit: int = 160) -> str:
@@ -453,7 +462,8 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
                 results = (await conn.execute(select(s.messages.c.content).where(
                     s.messages.c.task_id == r.task_id, s.messages.c.role == "tool",
                     s.messages.c.id > r.id).order_by(s.messages.c.id))).scalars().all()
-                outcomes[r.task_id] = next((e for e in map(_tool_error, results) if e), "")
+                lang = languages[r.task_id]
+                outcomes[r.task_id] = next((e for e in (_tool_error(c, lang) for c in results) if e), "")
                 if not results:
                     replies[r.task_id] = r.content  # the calls have not run yet: the preamble is still true
     checklists = await load_checklist_progress(db, ids)

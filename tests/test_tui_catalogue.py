@@ -224,3 +224,25 @@ async def test_a_change_notice_on_a_chinese_tasks_card_speaks_chinese(lomo) -> N
     assert said == "storyboard.md v1 → v2：'镜头 2' 有改动；任务会先重读再继续" and english(said) == []
     assert cards[en].notices == ("storyboard.md v1 → v2: '镜头 2' changed; re-read before continuing",)
     assert english(card_body(cards[zh]).plain) == []
+
+
+async def test_a_declined_spend_on_a_chinese_one_shot_leaves_a_chinese_card(tmp_path) -> None:
+    from lomo_tui.tui.widgets.card import TaskCard
+
+    app = live_app(tmp_path)
+    seen = notifications(app)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await booted(pilot)
+        assert await app.submit("做一个猫的3D模型") == "sent"  # a 3D model costs more than the free amount
+        await wait_until(pilot, lambda: app.snap and any(g.kind == "spend" for g in app.snap.gates),
+                         what="the spend gate", timeout=20)
+        gate = next(g for g in app.snap.gates if g.kind == "spend")
+        assert gate.language == "zh"
+        await app.do_resolve(gate, False)
+        card = await wait_until(pilot, lambda: next((c for c in app.screen.query(TaskCard) if c.task_id == gate.task_id
+                                                     and c.card.state in ("done", "idle")), None),
+                                what="the card settled", timeout=20)
+        body = card_body(card.card).plain
+        assert "你拒绝了" in body and english(body) == [], body
+        assert any("已拒绝" in m for _, m in seen) and all(english(m.replace(gate.question, "")) == []
+                                                          for _, m in seen if "已拒绝" in m)
