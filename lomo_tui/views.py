@@ -85,6 +85,7 @@ class Job:
     kind: str
     status: str
     progress: float | None  # 0..1, None when unknown
+    cancel: str = ""  # a cancel the provider could not honour ("unsupported", "kept_aside"): the card says so
 
 
 @dataclass(frozen=True)
@@ -570,9 +571,14 @@ async def _checklist_why(conn: Any, task_id: str, rows: list[Any]) -> dict[str, 
     return out
 
 
-# A cancelled job the provider could not stop stays on the card, saying so (issue 11 §1).
-CANCEL_NOTES = {"unsupported": "cancelled; the provider cannot stop it: a late result will be kept aside, not attached",
-                "kept_aside": "cancelled; its late result was kept aside in .lomo/late/ (not attached)"}
+# A cancelled job the provider could not stop stays on the card, saying so (issue 11 §1): the catalogue's
+# [tui_card] job_cancel_<state>.
+CANCEL_NOTES = ("unsupported", "kept_aside")
+
+
+def cancel_note(state: str | None, lang: str = "en") -> str:
+    """What a job whose cancel_state is STATE says on its card ("" for a job not cancelled that way)."""
+    return message(f"tui_card.job_cancel_{state}", lang) if state in CANCEL_NOTES else ""
 
 
 @query
@@ -592,11 +598,13 @@ async def load_jobs(db: Any, ids: list[str]) -> dict[str, list[Job]]:
             ended = status.notin_(tuple(DONE_WORDS | {"failed", "cancelled", "canceled", "refunded", "expired"}))
             query = query.where(ended | cancel.in_(tuple(CANCEL_NOTES))) if cancel is not None else query.where(ended)
         for r in (await conn.execute(query)).all():
-            note = CANCEL_NOTES.get(getattr(r, cancel.name) if cancel is not None else None)
+            state = getattr(r, cancel.name) if cancel is not None else None
+            note = cancel_note(state)
             out.setdefault(getattr(r, task.name), []).append(Job(
                 id=str(r.id), kind=str(getattr(r, kind.name)) if kind is not None else "job",
                 status=note or (str(getattr(r, status.name)) if status is not None else ""),
-                progress=None if note else _progress(getattr(r, progress.name)) if progress is not None else None))
+                progress=None if note else _progress(getattr(r, progress.name)) if progress is not None else None,
+                cancel=state if note else ""))
         return out
 
     return await guarded(db, q, {})
@@ -787,11 +795,12 @@ async def load_task(db: Any, task_id: str, *, timeline_limit: int = 400) -> Task
             s.inbox.c.sent_at.desc()).limit(50))).all()
         acted_steps = set((await conn.execute(select(s.tool_calls.c.turn_id, s.tool_calls.c.step).where(
             s.tool_calls.c.turn_id.in_([r.consumed_turn for r in inbox_rows if r.consumed_turn])))).all())
-        timeline = await _timeline(conn, task_id, timeline_limit)
+        timeline = await _timeline(conn, task_id, timeline_limit, task.language or "en")
     inbox = tuple(InboxItem(id=r.id, text=r.text, status=r.status, sent_at=r.sent_at, consumed_step=r.consumed_step,
                             acted=(r.consumed_turn, r.consumed_step) in acted_steps, replaces=r.replaces)
                   for r in reversed(inbox_rows))
-    timeline = tuple(sorted(timeline + list(await _job_timeline(db, task_id)), key=lambda e: e.at))
+    timeline = tuple(sorted(timeline + list(await _job_timeline(db, task_id, task.language or "en")),
+                            key=lambda e: e.at))
     return TaskDetail(card=cards[task_id], goal=task.goal, brief=task.brief, language=task.language,
                       checklist=await load_checklist(db, task_id), artifacts=artifacts, inbox=inbox,
                       timeline=timeline[-timeline_limit:])
@@ -806,16 +815,12 @@ def _args_text(arguments: Any) -> str:
     return ""
 
 
-EVENT_WORDS = {"task_created": "task created", "task_pause": "paused", "task_resume": "resumed",
-               "task_stop": "stopped", "turn_failed": "failed", "lease_taken_over": "another worker took over",
-               "stale_write_rejected": "a stale write was refused", "task_promoted": "promoted to persistent",
-               "task_archived": "archived", "message_withdrawn": "a message was withdrawn",
-               "job_cancelled": "a job was cancelled; its charge was refunded",
-               "job_result_kept_aside": "a cancelled job's late result was kept aside in .lomo/late/ (not attached)"}
+async def _timeline(conn: Any, task_id: str, limit: int, lang: str = "en") -> list[TimelineEntry]:
+    """Steps, tool calls and gates from the ledger, plus the task's lifecycle events, worded in LANG (the
+    catalogue's [tui_timeline]; tool names and statuses stay as the ledger has them)."""
+    def say(key: str, **fields: Any) -> str:
+        return message("tui_timeline." + key, lang, **fields)
 
-
-async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
-    """Steps, tool calls and gates from the ledger, plus the task's lifecycle events."""
     turn_ids = select(s.turns.c.id).where(s.turns.c.task_id == task_id)
     out: list[TimelineEntry] = []
     for st in (await conn.execute(select(s.steps.c.step, s.steps.c.decision, s.steps.c.created_at, s.steps.c.epoch)
@@ -823,24 +828,26 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
                                   .limit(limit))).all():
         decision = st.decision or {}
         calls = [c.get("name", "?") for c in decision.get("tool_calls") or []]
-        what = f"decided: {', '.join(calls)}" if calls else f"replied: {_short(decision.get('content'), 60)}"
-        out.append(TimelineEntry(st.created_at, "step", f"step {st.step} {what}"))
+        what = (say("decided", step=st.step, calls=", ".join(calls)) if calls
+                else say("replied", step=st.step, text=_short(decision.get("content"), 60)))
+        out.append(TimelineEntry(st.created_at, "step", what))
     for c in (await conn.execute(select(s.tool_calls).where(s.tool_calls.c.turn_id.in_(turn_ids)).order_by(
             s.tool_calls.c.started_at.desc()).limit(limit))).all():
         detail = _args_text(c.arguments)
         out.append(TimelineEntry(c.finished_at or c.started_at, "tool",
                                  f"{c.name}({detail}) {c.status}" if detail else f"{c.name} {c.status}", c.status))
     for g in (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id))).all():
-        out.append(TimelineEntry(g.created_at, "gate", f"asked: {_short(g.question, 60)}", "pending"))
+        out.append(TimelineEntry(g.created_at, "gate", say("asked", question=_short(g.question, 60)), "pending"))
         if g.resolved_at:
             res = g.resolution or {}
             if g.status == "expired":
                 instead = f"; {res['instead']}" if res.get("instead") else ""
-                out.append(TimelineEntry(g.resolved_at, "gate", f"expired: {res.get('reason') or 'unanswered'}{instead}",
+                out.append(TimelineEntry(g.resolved_at, "gate",
+                                         say("expired", reason=res.get("reason") or say("unanswered")) + instead,
                                          g.status))
                 continue
-            word = f"approved “{res.get('label')}”" if res.get("approved") else "rejected"
-            out.append(TimelineEntry(g.resolved_at, "gate", f"you {word}", g.status))
+            word = say("approved", label=res.get("label")) if res.get("approved") else say("rejected")
+            out.append(TimelineEntry(g.resolved_at, "gate", word, g.status))
     interesting = ("task_created", "task_pause", "task_resume", "task_stop", "turn_failed", "lease_taken_over",
                    "stale_write_rejected", "object_changed", "task_promoted", "task_archived", "message_withdrawn",
                    "job_cancelled", "job_result_kept_aside")
@@ -848,9 +855,9 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
                                                         s.events.c.type.in_(interesting)).order_by(
             s.events.c.id.desc()).limit(limit))).all():
         data = e.data or {}
-        text = EVENT_WORDS.get(e.type, e.type.replace("_", " "))
+        text = say("ev_" + e.type) if e.type in interesting and e.type != "object_changed" else e.type
         if e.type == "object_changed":
-            text = f"you changed {data.get('path')} (v{data.get('version')})"
+            text = say("changed", path=data.get("path"), version=data.get("version"))
         elif data.get("reason") and e.type in ("turn_failed", "task_stop"):
             text += f": {_short(str(data['reason']), 60)}"
         out.append(TimelineEntry(e.at, "event", text))
@@ -858,7 +865,7 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
 
 
 @query
-async def _job_timeline(db: Any, task_id: str) -> tuple[TimelineEntry, ...]:
+async def _job_timeline(db: Any, task_id: str, lang: str = "en") -> tuple[TimelineEntry, ...]:
     jobs = optional_table("jobs", "generation_jobs")
     if jobs is None or column(jobs, "task_id") is None:
         return ()
@@ -868,10 +875,13 @@ async def _job_timeline(db: Any, task_id: str) -> tuple[TimelineEntry, ...]:
     async def q(conn: Any) -> tuple[TimelineEntry, ...]:
         rows = (await conn.execute(select(jobs).where(jobs.c.task_id == task_id))).all()
         cancel = column(jobs, "cancel_state")
-        return tuple(TimelineEntry(float(getattr(r, at.name) or 0) if at is not None else 0.0, "job",
-                                   f"{getattr(r, kind.name) if kind is not None else 'job'} job "
-                                   f"""{CANCEL_NOTES.get(getattr(r, cancel.name) if cancel is not None else None)
-                                        or (getattr(r, status.name) if status is not None else '')}""".strip())
+        def said(r: Any) -> str:
+            state = getattr(r, cancel.name) if cancel is not None else None
+            status_of = cancel_note(state, lang) or (str(getattr(r, status.name)) if status is not None else "")
+            return message("tui_timeline.job", lang, kind=getattr(r, kind.name) if kind is not None else "",
+                           status=status_of).strip()
+
+        return tuple(TimelineEntry(float(getattr(r, at.name) or 0) if at is not None else 0.0, "job", said(r))
                      for r in rows)
 
     return await guarded(db, q, ())

@@ -163,6 +163,9 @@ async def test_the_task_view_of_a_russian_task_speaks_russian(tmp_path) -> None:
         assert english(placeholder) == [] and "Сообщение этой задаче" in str(placeholder)
         header = str(screen.query_one("#task-title").render())
         assert "долгая · на паузе" in header, header
+        activity = [e.text for e in screen.detail.timeline]
+        assert "задача создана" in activity and "на паузе" in activity, activity
+        assert all(english(t) == [] for t in activity), activity
 
 
 async def test_the_apps_own_text_follows_the_creators_language(tmp_path) -> None:

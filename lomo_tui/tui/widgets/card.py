@@ -69,7 +69,8 @@ def card_body(card: Card, currency: str = "credits") -> Content:
         facts.append(f"{bar(card.checklist_done, card.checklist_total)} {card.checklist_done}/{card.checklist_total}")
     facts.append(spend_text(card, currency))
     for job in card.jobs[:2]:
-        words = f"{label('job', job.kind, lang)} {label('job', job.status, lang)}"
+        status = text(f"card.job_cancel_{job.cancel}", lang) if job.cancel else label("job", job.status, lang)
+        words = f"{label('job', job.kind, lang)} {status}"
         if job.progress is not None and job.status not in ("submitting", "queued"):
             pct = round(job.progress * 100)
             facts.append(f"{words} {bar(pct, 100, 6)} {pct}%")
