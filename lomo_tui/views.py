@@ -37,17 +37,9 @@ DONE_WORDS = frozenset({"done", "completed", "complete", "verified", "skipped", 
 RUNNING_WORDS = frozenset({"running", "active", "queued", "in_progress", "submitted", "started"})
 
 # Display state of a card (K2) -> label shown to the creator.
-STATE_LABELS = {
-    "running": "running",
-    "waiting_job": "waiting for a job",
-    "waiting_you": "waiting for you",
-    "paused": "paused",
-    "done": "done",
-    "failed": "failed",
-    "stopped": "stopped",
-    "idle": "idle",
-    "archived": "archived",
-}
+CARD_STATES = ("running", "waiting_job", "waiting_you", "paused", "done", "failed", "stopped", "idle", "archived")
+STATE_LABELS = {state: message(f"tui_card.state_{state}", "en") for state in CARD_STATES}  # a card speaks its
+# task's language: tui_card.state_<state> in the catalogue; these are the English words (the CLI's)
 
 
 # ---- view models --------------------------------------------------------------------------------
