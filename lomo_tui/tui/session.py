@@ -13,6 +13,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from ..errors import LomoError
+from .strings import text as say
 
 log = logging.getLogger("lomo.tui")
 
@@ -101,13 +102,11 @@ class Session:
             await asyncio.to_thread(remote.preload)
         except Exception as exc:  # noqa: BLE001 — reported in the header and a notification
             self.model_state = "unavailable"
-            raise LomoError(f"could not load the model library for {self.model_name}: {exc}") from exc
+            raise LomoError(say("notify.model_library", self.language, model=self.model_name, error=exc)) from exc
         self.model_state = "ready"
 
     # ---- creator actions ----------------------------------------------------------------------------
     async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
-        from .strings import text as say
-
         text = text.strip()
         if not text:
             raise LomoError(say("notify.type_first", self.language))
@@ -150,13 +149,11 @@ class Session:
         from ..governance.gates import open_gate
         from ..language import detect_language, message
         from ..store import schema as s
-        from .strings import text
-
         rt = self.runtime
         async with rt.db.read() as conn:
             row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == inbox_id))).first()
             if row is None:
-                raise LomoError(text("notify.message_gone", self.language))
+                raise LomoError(say("notify.message_gone", self.language))
             others = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title).where(
                 s.tasks.c.kind != "main", s.tasks.c.id != row.task_id, s.tasks.c.archived.is_(False),
                 s.tasks.c.status.notin_(("stopped", "done", "failed"))).order_by(
@@ -167,20 +164,20 @@ class Session:
         words = row.text
         lang = detect_language(words)  # the card speaks the language of the words it asks about
         short = words if len(words) <= 60 else words[:59] + "…"
-        new_title = " ".join(words.split()[:6])[:60] or text("route.new_title", lang)
-        actions = [{"do": "send", "task_id": t.id, "label": text("route.send_to", lang, title=t.title),
-                    "consequence": text("route.goes_to", lang)} for t in others]
+        new_title = " ".join(words.split()[:6])[:60] or say("route.new_title", lang)
+        actions = [{"do": "send", "task_id": t.id, "label": say("route.send_to", lang, title=t.title),
+                    "consequence": say("route.goes_to", lang)} for t in others]
         actions.append({"do": "new", "kind": "persistent", "title": new_title, "goal": words, "brief": "",
-                        "label": text("route.new", lang), "consequence": text("route.new_goes", lang, title=new_title)})
-        actions.append({"do": "cancel", "label": text("route.cancel", lang),
-                        "consequence": text("route.cancel_goes", lang)})
+                        "label": say("route.new", lang), "consequence": say("route.new_goes", lang, title=new_title)})
+        actions.append({"do": "cancel", "label": say("route.cancel", lang),
+                        "consequence": say("route.cancel_goes", lang)})
         main = self.main_id or await rt.ledger.main_task_id()
         async with rt.db.write() as conn:
             gate = await open_gate(
-                conn, task_id=main, kind="clarify", question=text("route.question", lang, words=short),
+                conn, task_id=main, kind="clarify", question=say("route.question", lang, words=short),
                 options=[{"label": a["label"], "consequence": a["consequence"]} for a in actions],
                 dedupe_key=f"not-this/{inbox_id}",
-                scope={"description": text("route.scope", lang, words=short, title=title), "route": "not_this_task",
+                scope={"description": say("route.scope", lang, words=short, title=title), "route": "not_this_task",
                        "actions": [{k: v for k, v in a.items() if k not in ("label", "consequence")}
                                    for a in actions],
                        "words": words, "message": words[:300], "language": lang, "was": row.task_id},
@@ -204,7 +201,7 @@ class Session:
     async def create_task(self, title: str, brief: str = "") -> str:
         title = title.strip()
         if not title:
-            raise LomoError("a task needs a title")
+            raise LomoError(say("notify.needs_title", self.language))
         return await self.runtime.ledger.create_task(title, kind="persistent", brief=brief.strip())
 
     async def pause_all(self) -> int:
@@ -221,7 +218,7 @@ class Session:
 
         name = name.strip()
         if not name:
-            raise LomoError("name a model, e.g. lomo/local or openai/gpt-4o-mini")
+            raise LomoError(say("notify.name_model", self.language))
         settings = dataclasses.replace(self.settings, model=name)
         self.runtime.model = make_model(settings, self.runtime.ledger.count_model_calls)
         self.runtime.settings = settings

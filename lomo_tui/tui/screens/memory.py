@@ -267,7 +267,7 @@ class MemoryScreen(Screen):
 
         result = await forget(self.app.session.db, memory_ids=[entry.id])  # type: ignore[attr-defined]
         if entry.id not in result["forgotten"]:
-            raise LomoError("nothing was forgotten; try `lomo memory forget` from a terminal")
+            raise LomoError(text("notify.not_forgotten"))
         rebuilt = [m for m in result["rebuilt"] if m != entry.id]
         self.app.notify(text("memory.forgotten") + (" " + text("memory.rebuilt", n=len(rebuilt)) if rebuilt else ""),
                         severity="information")
