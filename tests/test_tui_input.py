@@ -131,6 +131,9 @@ async def test_typing_yes_on_a_focused_card_types_in_the_input_and_stops_nothing
         card.focus()
         await pilot.pause()
         assert composer(app).has_class("-away")  # the input says the keys are elsewhere
+        from lomo_tui.tui.widgets.card import CardActions
+
+        assert "other letters type in the input" in str(card.query_one(CardActions).render())  # and the card
         await type_text(pilot, "yes")
         assert composer(app).input.value == "yes" and composer(app).input.has_focus
         assert not composer(app).has_class("-away")
