@@ -52,6 +52,14 @@ def fs_root(kind: str) -> Path:
     return disk_root()
 
 
+def creator_env(drop_prefixes: tuple[str, ...] = ("LOMO_",)) -> dict[str, str]:
+    """This process's environment as a creator's shell would have it: without Lomo's variables and without
+    PYTHONDONTWRITEBYTECODE (some sandboxes set it; a creator's Python writes its bytecode cache on the
+    first run, so timing every run with a fresh compile of each module would measure the sandbox)."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(drop_prefixes) and k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import describe, machine, median, spread, table
+from _common import creator_env, describe, machine, median, spread, table
 
 GOAL_S = 1.0
 FORBIDDEN = ("litellm", "textual")
@@ -56,7 +56,7 @@ class Sandbox:
 
     def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="lomo-cold-"))
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("LOMO_")}
+        self.env = creator_env()
         for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
             path = self.root / name.lower()
             path.mkdir()

@@ -294,14 +294,23 @@ def routing_errors(drill: Drill, state: dict[str, Any]) -> tuple[int, int, list[
     return errors, len(drill.routes), wrong
 
 
-def duplicate_generations(shown: dict[str, dict[str, Any]]) -> int:
+def duplicate_generations(shown: dict[str, dict[str, Any]], deleted: frozenset[str] = frozenset(),
+                          keys: dict[str, str] | None = None) -> int:
+    """Generations ordered twice (same kind, prompt and inputs). A result the creator deleted (DELETED: paths of
+    `object_deleted` events) may be made again: that is a repair, not a duplicate. A production-graph job is
+    named by its idempotency key (KEYS, from `inspect --json`): node + a hash of its inputs' content and
+    parameters, so a key frame remade because the character sheet changed is new work, and one made twice
+    from the same inputs is a duplicate."""
+    keys = keys or {}
     dups = 0
     for task in shown.values():
         seen: set[tuple[Any, ...]] = set()
         for job in task["jobs"]:
-            if job["status"] in ("failed", "expired", "cancelled"):
+            if job["status"] in ("failed", "expired", "cancelled") or job.get("artifact_path") in deleted:
                 continue
-            key = (job["kind"], job.get("prompt"), json.dumps(job.get("inputs"), sort_keys=True))
+            key: tuple[Any, ...] = (job["kind"], job.get("prompt"), json.dumps(job.get("inputs"), sort_keys=True))
+            if keys.get(job.get("id", ""), "").startswith("prod/"):
+                key = ("production", keys[job["id"]].rsplit("/", 2)[-2], keys[job["id"]].rsplit("/", 1)[-1])
             dups += key in seen
             seen.add(key)
     return dups
@@ -354,7 +363,9 @@ def measure(drill: Drill) -> dict[str, Any]:
     return {
         "nudges": drill.nudges,
         "needless_confirmations": unexpected + int(stats.get("needless_confirmations") or 0),
-        "duplicate_generations": duplicate_generations(shown),
+        "duplicate_generations": duplicate_generations(shown, frozenset(
+            e.get("path") for e in state["events"] if e["type"] == "object_deleted"),
+            {j["id"]: j.get("idempotency_key") or "" for j in state["jobs"]}),
         "routing_errors": routing, "routed_messages": routed,
         "routing_error_rate": round(routing / routed, 4) if routed else 0.0,
         "stale_overwrites": stale, "conflicts_caught": conflicts,
@@ -391,10 +402,12 @@ def drill_poster(d: Drill) -> None:
 
 
 def drill_film(d: Drill) -> None:
-    """A short film (today's film flow) with a change sent while its clips are being made."""
+    """A short film (the production graph) with a change sent while its shots are being made."""
     d.say("make a 15-second short film of a fox in a snowy forest, three shots", expect="new", label="film")
     d.expected_gates += 1  # the plan and its budget
-    d.expected_artifacts["film"] = 2  # today's flow: a key frame and the film; a change makes a new version of it
+    # the production graph's results: storyboard, graph, character sheet, scene reference, sound, three key
+    # frames, three clips and the cut; a change makes new versions of these, never new files
+    d.expected_artifacts["film"] = 12
     d.settle("film", stop_at="gate")
     plan = d.pending_gates("film")
     if not plan:
@@ -490,6 +503,42 @@ def drill_flow(d: Drill) -> None:
     d.extra.update(final_style=style, task_status=shown.get("status"))
     if "watercol" not in json.dumps(style):
         d.findings.append(f"the agent's edit of node 2 is not in the flow (style node: {style})")
+
+
+def drill_repair(d: Drill) -> None:
+    """A poster the creator deletes before the review is made again by itself; then the creator changes the goal
+    (`lomo task goal`) and the plan is rebuilt for it — neither needs a "continue"."""
+    d.say("a poster series for a spring farmers market, two posters", expect="new", label="market")
+    d.expected_gates += 2  # the review, then the rebuilt plan's review
+    d.expected_artifacts["market"] = 5  # two posters (one of them made again), then three for the new goal
+    shown = d.settle("market", stop_at="gate")
+    posters = sorted(p for p in shown["artifacts"] if p.endswith(".png"))
+    if not posters:
+        d.findings.append(f"no posters to delete: {shown['artifacts']}")
+        return
+    (d.box.ws / posters[0]).unlink()  # the creator deletes the first poster, then approves the review
+    for gate in d.pending_gates("market"):
+        d.approve(gate["id"], 1)
+    shown = d.settle("market")
+    remade = [j for j in shown["jobs"] if j["status"] == "done"]
+    d.extra["after_delete"] = {"status": shown["status"], "jobs": len(remade),
+                               "reopened": [c["title"] for c in shown["checklist"] if c.get("why")]}
+    if len(remade) != 3:
+        d.findings.append(f"deleting one of two posters led to {len(remade)} jobs, not 3 (one poster made again)")
+    done = d.box.run("task", "goal", d.labels["market"], "three posters for a summer farmers market",
+                     "--why", "the market moved to June")
+    if done.returncode != 0:
+        d.findings.append(f"lomo task goal exited {done.returncode}: {done.stderr.strip()[-200:]}")
+    d.timed("run-once after the goal change", lambda: d.box.run("--run-once", "--json"))
+    shown = d.settle("market", stop_at="gate")
+    d.extra["rebuilt"] = [c["title"] for c in shown["checklist"]]
+    if not any("summer" in (j.get("prompt") or "") for j in shown["jobs"]):
+        d.findings.append(f"the new goal reached no generation (checklist: {d.extra['rebuilt']})")
+    for gate in d.pending_gates("market"):
+        d.approve(gate["id"], 1)
+    shown = d.settle("market")
+    d.extra["final"] = {"status": shown["status"], "posters": len([p for p in shown["artifacts"]
+                                                                  if p.endswith(".png")])}
 
 
 def drill_3d(d: Drill) -> None:
@@ -627,7 +676,7 @@ def snippet(text: str) -> str:
 
 DRILLS: dict[str, Callable[[Drill], None]] = {
     "poster": drill_poster, "film": drill_film, "flow": drill_flow, "3d": drill_3d,
-    "switch": drill_switch, "resume": drill_resume, "memory": drill_memory,
+    "switch": drill_switch, "resume": drill_resume, "memory": drill_memory, "repair": drill_repair,
 }
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, median, table  # noqa: E402
+from _common import creator_env, machine, median, table  # noqa: E402
 
 GOAL_PAINT_S = 0.6
 COLS, ROWS, CELL_W, CELL_H = 120, 36, 10, 20
@@ -147,7 +147,7 @@ def lomo_command() -> list[str]:
 
 
 def run_once(home: Path, model: str, keys: int, idle: float) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LOMO_", "XDG_", "TMUX"))}
+    env = creator_env(("LOMO_", "XDG_", "TMUX"))
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
                XDG_STATE_HOME=str(home / "state"), XDG_CACHE_HOME=str(home / "cache"), TERM="xterm-256color",
                COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")

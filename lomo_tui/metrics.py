@@ -17,7 +17,7 @@ Definitions (each counts rows in scope: one task with TASK_ID, and rows from SIN
   `spend_per_verified_transition`: studio charges (not refunded) / verified.
 - `duplicate_work_rate`: jobs that repeat an earlier job of the same task (same kind, prompt, input files
   and seed) / all jobs. Jobs that failed, expired or were cancelled are no work done and repeat nothing: a
-  retry after a failure is a repair, not a duplicate.
+  retry after a failure is a repair, not a duplicate; so is remaking a result the creator deleted.
 - `interruptions_per_milestone`: gates the creator had to answer (answered by the creator, or still
   waiting for them; not those Lomo expired) / claimed transitions.
 - `needless_confirmations`: approved money gates that bought nothing — a spend card none of whose calls
@@ -45,6 +45,8 @@ from . import clock
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
+PRODUCTION_KEY = "prod/"  # production.engine's job keys: prod/<graph>/<node>/<input hash>[/m<n>]
+REMAKE = re.compile(r"/m\d+$")  # the same key made again (its file was lost): the same work
 CONTRACT_KEYS = ("verified_transition_ratio", "tokens_per_verified_transition", "duplicate_work_rate",
                  "interruptions_per_milestone", "unsafe_actions_prevented", "recovery_success_rate")
 NO_WORK = ("failed", "expired", "cancelled")  # job statuses that produced nothing
@@ -96,9 +98,11 @@ async def compute(conn: AsyncConnection, *, task_id: str | None = None, since: f
     spend = round(sum(c.amount for c in charges), 4)
 
     jobs = (await conn.execute(select(s.jobs.c.task_id, s.jobs.c.kind, s.jobs.c.prompt, s.jobs.c.params,
-                                      s.jobs.c.status).where(
+                                      s.jobs.c.idempotency_key, s.jobs.c.status, s.jobs.c.artifact_path, s.jobs.c.finished_at).where(
         *_in_task(s.jobs.c.task_id, task_id), *_after(s.jobs.c.created_at, since)))).all()
-    work = Counter(_work_key(j) for j in jobs if j.status not in NO_WORK)
+    deleted = await _deleted_since(conn, min((j.finished_at for j in jobs if j.finished_at), default=None))
+    work = Counter(_work_key(j) for j in jobs if j.status not in NO_WORK
+                   and not any(at >= (j.finished_at or 0) for at in deleted.get(j.artifact_path, ())))
     duplicates = sum(n - 1 for n in work.values())
 
     gates = (await conn.execute(select(s.gates).where(
@@ -174,7 +178,24 @@ async def _verified(conn: AsyncConnection, done: set[str]) -> set[str]:
         s.step_evidence.c.item_id.in_(list(done)), s.step_evidence.c.status == "valid"))).scalars().all())
 
 
+async def _deleted_since(conn: AsyncConnection, since: float | None) -> dict[str, list[float]]:
+    """When each workspace path was deleted (`object_deleted`) since SINCE: a result deleted after its job is no
+    work left, so making it again is a repair, not duplicate work."""
+    if since is None:
+        return {}
+    out: dict[str, list[float]] = {}
+    for row in (await conn.execute(select(s.events.c.at, s.events.c.data).where(
+            s.events.c.type == "object_deleted", s.events.c.at >= since))).all():
+        out.setdefault(str((row.data or {}).get("path")), []).append(row.at)
+    return out
+
+
 def _work_key(job: Any) -> tuple[Any, ...]:
+    """What makes two jobs the same work. A production-graph node is keyed by its idempotency key (the node
+    and a hash of its inputs' content and parameters): a key frame remade after its character sheet changed
+    has the same prompt and input paths but is new work."""
+    if (job.idempotency_key or "").startswith(PRODUCTION_KEY):
+        return job.task_id, job.kind, REMAKE.sub("", job.idempotency_key)
     params = job.params or {}
     inputs = tuple(sorted(str(i) for i in params.get("inputs") or ()))
     return job.task_id, job.kind, (job.prompt or "").strip(), inputs, params.get("seed")
@@ -195,11 +216,11 @@ async def _needless(conn: AsyncConnection, gates: list[Any]) -> int:
         if gate.status != "approved" or gate.kind not in ("spend", "plan"):
             continue
         scope = gate.scope or {}
-        if gate.kind == "spend":
+        if gate.kind == "spend" and not scope.get("graph"):
             keys = list(scope.get("keys") or ([scope["key"]] if scope.get("key") else []))
             used = keys and (await conn.execute(select(s.charges.c.id).where(
                 s.charges.c.idempotency_key.in_(keys)))).first() is not None
-        else:
+        else:  # a plan, or a production graph's card: its nodes are charged under their own job keys
             used = (await conn.execute(select(s.charges.c.id).where(
                 s.charges.c.task_id == gate.task_id, s.charges.c.created_at >= (gate.resolved_at or 0)))
                     ).first() is not None

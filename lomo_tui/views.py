@@ -556,9 +556,10 @@ async def _checklist_why(conn: Any, task_id: str, rows: list[Any]) -> dict[str, 
     """Steps to check again (their evidence went stale) or re-opened, and why."""
     if optional_table("step_evidence") is None:
         return {}
-    from .tasks import evidence
+    from .tasks import evidence, replan
 
-    out = {r.id: r.evidence for r in rows if str(getattr(r, "evidence", "")).startswith("re-opened:")}
+    out = await replan.outdated(conn, task_id)  # planned for an older goal (J1): to re-plan
+    out.update({r.id: r.evidence for r in rows if str(getattr(r, "evidence", "")).startswith("re-opened:")})
     out.update({item: f"to check again: {why}" for item, why in (await evidence.why_stale(conn, task_id)).items()})
     return out
 

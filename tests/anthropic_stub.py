@@ -5,7 +5,8 @@ longest written prefix it starts with. Usage reports `cache_read_input_tokens` a
 `cache_creation_input_tokens` (input_tokens excludes both), in plain and streamed answers.
 
 Tests enqueue answers (`text(...)`, `tools(...)`) and read `stub.requests`. A request whose system starts
-with "You summarise" (the runtime's summary call) is answered by `summary_text` without using the script.
+with "You summarise" (the runtime's summary call) is answered by `summary_text` without using the script;
+one of memory's extraction readings takes its answer from `enqueue_memory` (none left: a 400).
 """
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable, Union
+
+from lomo_tui.memory.extract import EXTRACTION_PROMPT
+from openai_stub import candidates_json
 
 SUMMARY_MARK = "You summarise"
 TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # what the real API accepts for tool_use ids
@@ -49,6 +53,11 @@ def tools(*calls: tuple[str, dict[str, Any]], content: str | None = None) -> Ans
     blocks = [{"type": "text", "text": content}] if content else []
     blocks += [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a} for i, (n, a) in enumerate(calls)]
     return Answer(blocks)
+
+
+def memory_text(*candidates: dict[str, Any]) -> Callable[[dict[str, Any]], Answer]:
+    """For `enqueue_memory`: the extraction answer naming CANDIDATES (each cites the reading's message)."""
+    return lambda body: text(candidates_json(body, candidates))
 
 
 def _tokens(block: Any) -> int:
@@ -118,6 +127,7 @@ class AnthropicStub:
         self.summary_text = summary_text
         self.cache = PromptCache()
         self._script: deque[Answer] = deque()
+        self._memory: deque[Union[Answer, Callable[[dict[str, Any]], Answer]]] = deque()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -139,16 +149,32 @@ class AnthropicStub:
         with self._lock:
             self._script.extend(answers)
 
+    def enqueue_memory(self, *answers: "Answer | Callable[[dict[str, Any]], Answer]") -> None:
+        with self._lock:
+            self._memory.extend(answers)
+
     @property
     def pending(self) -> int:
         with self._lock:
             return len(self._script)
 
-    def _answer(self, body: dict[str, Any]) -> tuple[Answer, tuple[int, int, int]]:
+    @staticmethod
+    def system_text(body: dict[str, Any]) -> str:
+        system = body.get("system")
+        return system if isinstance(system, str) else (system or [{}])[0].get("text", "")
+
+    def is_memory_reading(self, body: dict[str, Any]) -> bool:
+        return self.system_text(body).startswith(EXTRACTION_PROMPT[:60])
+
+    def _answer(self, body: dict[str, Any]) -> tuple[Answer | None, tuple[int, int, int]]:
         with self._lock:
             self.requests.append(body)
-            system = body.get("system")
-            first = system if isinstance(system, str) else (system or [{}])[0].get("text", "")
+            first = self.system_text(body)
+            if self.is_memory_reading(body):
+                if not self._memory:
+                    return None, (0, 0, 0)
+                answer = self._memory.popleft()
+                return (answer(body) if callable(answer) else answer), self.cache.use(body)
             if first.startswith(SUMMARY_MARK):
                 answer = text(self.summary_text)
             else:
@@ -162,16 +188,12 @@ class AnthropicStub:
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 if bad_ids(body):
-                    data = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
-                                                                  "message": f"tool_use ids {bad_ids(body)} do "
-                                                                             "not match ^[a-zA-Z0-9_-]+$"}}).encode()
-                    self.send_response(400)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    self._refuse(f"tool_use ids {bad_ids(body)} do not match ^[a-zA-Z0-9_-]+$")
                     return
                 answer, (fresh, read, written) = stub._answer(body)
+                if answer is None:
+                    self._refuse("anthropic stub: no memory answer left")
+                    return
                 usage = {"input_tokens": fresh, "output_tokens": 9, "cache_read_input_tokens": read,
                          "cache_creation_input_tokens": written}
                 message = {"id": "msg_stub", "type": "message", "role": "assistant", "model": body.get("model"),
@@ -186,6 +208,15 @@ class AnthropicStub:
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
+
+            def _refuse(self, reason: str) -> None:
+                data = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
+                                                              "message": reason}}).encode()
+                self.send_response(400)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _stream(self, message: dict[str, Any]) -> None:
                 self.send_response(200)

@@ -22,6 +22,17 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 LOMO = [sys.executable, "-m", "lomo_tui"]
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Byte-compile the package once: hundreds of tests start `lomo` as a subprocess, and where
+    PYTHONDONTWRITEBYTECODE is set (some CI images do) each of them would otherwise compile every module
+    again (measured: tests/test_cli.py 19.5 s -> 14.4 s). Up-to-date files are skipped."""
+    import compileall
+
+    import lomo_tui
+
+    compileall.compile_dir(Path(lomo_tui.__file__).parent, quiet=1)
+
+
 def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.02, what: str = "") -> Any:
     """Poll PREDICATE until it returns something truthy, or fail after TIMEOUT seconds."""
     deadline = time.monotonic() + timeout

@@ -63,6 +63,7 @@ class Received:
     body: dict[str, Any]
     files: dict[str, bytes]
     at: float
+    uploads: tuple[tuple[str, bytes], ...] = ()  # every file part in order (repeated names such as image[] too)
 
 
 @dataclass
@@ -99,6 +100,7 @@ class MediaStub:
         self.video_steps: list[tuple[str, int]] = list(DEFAULT_STEPS)
         self.image = png()
         self.image_as_url = False  # answer images with a download url instead of b64_json
+        self.image_by_prompt = False  # answer each prompt with its own picture
         self.require_key: str | None = None
         self.video_error: dict[str, Any] = {"code": "moderation_blocked", "message": "The prompt was blocked."}
         self._delays: dict[str, float] = {}
@@ -138,6 +140,7 @@ class MediaStub:
             self.video_steps = list(DEFAULT_STEPS)
             self.image = png()
             self.image_as_url = False
+            self.image_by_prompt = False
             self.require_key = None
             self.video_error = {"code": "moderation_blocked", "message": "The prompt was blocked."}
 
@@ -158,8 +161,9 @@ class MediaStub:
     # ---- request handling -----------------------------------------------------------------------
     def _handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, str, bytes]:
         body, files = _decode(headers.get("content-type", ""), raw)
+        uploads = _uploads(headers.get("content-type", ""), raw)
         with self._lock:
-            self.requests.append(Received(method, path, headers, body, files, time.monotonic()))
+            self.requests.append(Received(method, path, headers, body, files, time.monotonic(), uploads))
             delay = self._delays.pop(path, 0.0)
             failure = self._failures.pop(path, None)
         if delay and self._closing.wait(delay):
@@ -174,8 +178,12 @@ class MediaStub:
 
     def _route(self, method: str, path: str, body: dict[str, Any], files: dict[str, bytes]) -> tuple[int, str, bytes]:
         if method == "POST" and path in ("/v1/images/generations", "/v1/images/edits"):
+            image = self.image
+            if self.image_by_prompt:  # a picture of its own per prompt (so references can be told apart)
+                shade = zlib.crc32(str(body.get("prompt", "")).encode())
+                image = png(4, 3, (shade & 255, (shade >> 8) & 255, (shade >> 16) & 255))
             item = ({"url": f"{self.base_url}/files/image.png"} if self.image_as_url
-                    else {"b64_json": base64.b64encode(self.image).decode()})
+                    else {"b64_json": base64.b64encode(image).decode()})
             data = [{**item, "revised_prompt": body.get("prompt")}]
             return _json(200, {"created": int(time.time()), "data": data})
         if method == "GET" and path == "/v1/files/image.png":
@@ -249,6 +257,14 @@ def _json(status: int, body: dict[str, Any]) -> tuple[int, str, bytes]:
 
 def _error(status: int, message: str, code: str | None = None) -> tuple[int, str, bytes]:
     return _json(status, {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}})
+
+
+def _uploads(content_type: str, raw: bytes) -> tuple[tuple[str, bytes], ...]:
+    if not content_type.startswith("multipart/form-data"):
+        return ()
+    message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+    return tuple((str(part.get_param("name", header="content-disposition")), part.get_payload(decode=True) or b"")
+                 for part in message.iter_parts() if part.get_filename())
 
 
 def _decode(content_type: str, raw: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:

@@ -2,7 +2,9 @@
 
 Tests enqueue responses (built with `reply`, `tool_call`, `stream`, `error`, `embeddings`,
 optionally wrapped in `delayed`) and read back what the server received from `stub.requests`.
-Each request consumes the next scripted response, whichever endpoint it hits.
+Each request consumes the next scripted response, whichever endpoint it hits — except memory's extraction
+readings (`lomo_tui.memory.models`), which run beside the task's own calls and take theirs from a queue of
+their own (`enqueue_memory`), so a script's order does not depend on which of the two asks first.
 """
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable, Union
+
+from lomo_tui.memory.extract import EXTRACTION_PROMPT
 
 DEFAULT_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
@@ -118,12 +122,48 @@ def delayed(response: Scripted, seconds: float) -> Scripted:
     return replace(response, delay=seconds)
 
 
+def is_memory_reading(body: dict[str, Any]) -> bool:
+    """Whether a request is memory's extraction reading (its system prompt is memory's)."""
+    messages = body.get("messages") or [{}]
+    first = messages[0].get("content") if isinstance(messages[0], dict) else ""
+    if isinstance(first, list):  # content blocks
+        first = " ".join(b.get("text", "") for b in first if isinstance(b, dict))
+    return isinstance(first, str) and first.startswith(EXTRACTION_PROMPT[:60])
+
+
+def memory_reading(body: dict[str, Any]) -> list[dict[str, str]]:
+    """The evidence a memory reading sent: [{"evidence_id", "text"}] (from its last user message's JSON)."""
+    for message in reversed(body.get("messages") or []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            content = " ".join(b.get("text", "") for b in content if isinstance(b, dict))
+        try:
+            return list(json.loads(content)["messages"])
+        except (TypeError, ValueError, KeyError):
+            continue
+    return []
+
+
+def candidates_json(body: dict[str, Any], candidates: tuple[dict[str, Any], ...]) -> str:
+    """A model's extraction answer to BODY: CANDIDATES, each citing the reading's first message unless it
+    names its own evidence_id."""
+    evidence = memory_reading(body)
+    first = evidence[0]["evidence_id"] if evidence else ""
+    return json.dumps({"candidates": [{"evidence_id": first, **c} for c in candidates]})
+
+
+def memory_answer(*candidates: dict[str, Any]) -> Callable[[dict[str, Any]], Scripted]:
+    """For `enqueue_memory`: the answer naming CANDIDATES (none: "nothing here lasts")."""
+    return lambda body: reply(candidates_json(body, candidates))
+
+
 class OpenAIStub:
     """The server. Use as a context manager or call `start()` / `stop()`."""
 
     def __init__(self) -> None:
         self.requests: list[Received] = []
         self._script: deque[Scripted] = deque()
+        self._memory: deque[Union[Scripted, Callable[[dict[str, Any]], Scripted]]] = deque()
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -153,11 +193,23 @@ class OpenAIStub:
         with self._lock:
             self._script.extend(responses)
 
+    def enqueue_memory(self, *responses: "Scripted | Callable[[dict[str, Any]], Scripted]") -> None:
+        """Answers for memory's extraction readings, in order (none left: a 400, and the reading is retried);
+        a callable builds its answer from the request (`memory_answer`: the message ids are not known ahead)."""
+        with self._lock:
+            self._memory.extend(responses)
+
     def reset(self) -> None:
         """Forget received requests and any unconsumed script."""
         with self._lock:
             self.requests.clear()
             self._script.clear()
+            self._memory.clear()
+
+    @property
+    def memory_requests(self) -> list[Received]:
+        with self._lock:
+            return [r for r in self.requests if is_memory_reading(r.body)]
 
     @property
     def pending(self) -> int:
@@ -167,6 +219,11 @@ class OpenAIStub:
     def _take(self, received: Received) -> Scripted:
         with self._lock:
             self.requests.append(received)
+            if is_memory_reading(received.body):
+                if not self._memory:
+                    return error(400, "openai stub: no memory answer left")
+                answer = self._memory.popleft()
+                return answer(received.body) if callable(answer) else answer
             if self._script:
                 return self._script.popleft()
         return error(400, "openai stub: no scripted response left")

@@ -8,12 +8,13 @@ from typing import Any, Iterator
 import pytest
 from sqlalchemy import select
 
-from anthropic_stub import AnthropicStub, strip, text, tools
-from conftest import LomoEnv
+from anthropic_stub import AnthropicStub, memory_text, strip, text, tools
+from conftest import LomoEnv, async_wait_for
 from lomo_tui.context.usage import cache_usage
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
-from openai_stub import DEFAULT_USAGE, OpenAIStub, Scripted, _chunk, error, reply, stream
+from openai_stub import (DEFAULT_USAGE, OpenAIStub, Scripted, _chunk, error, is_memory_reading, memory_answer,
+                         memory_reading, reply, stream)
 
 pytestmark = [pytest.mark.usefixtures("loopback_only"), pytest.mark.slow]
 
@@ -87,6 +88,16 @@ async def drive_the_task(rt: Runtime) -> str:
     return task
 
 
+async def read_by_memory(rt: Runtime) -> None:
+    """Wait for memory's background reading of the creator's messages (a remote model reads the ones that
+    may say something lasting: "always teal and cream" does; the model says it holds for these posters)."""
+    async def done() -> bool:
+        async with rt.db.read() as conn:
+            return not (await conn.execute(select(s.memory_evidence.c.id).where(
+                s.memory_evidence.c.extract_status == "pending"))).first()
+    await async_wait_for(done, 30, what="memory's reading")
+
+
 async def finished(rt: Runtime, task: str) -> tuple[Any, list[Any], list[Any]]:
     async with rt.db.read() as conn:
         row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task))).one()
@@ -100,17 +111,24 @@ async def test_a_whole_persistent_task_runs_through_litellm_against_an_openai_co
         lomo: LomoEnv, openai_server: OpenAIStub) -> None:
     openai_server.reset()
     openai_server.enqueue(*[openai_answer(item) for item in SCRIPT])
+    openai_server.enqueue_memory(memory_answer())  # "always teal and cream" holds for these two posters only
     rt = Runtime(settings_for(lomo, "openai/stub-model", "openai", openai_server.base_url), watch=False)
     await rt.start()
     try:
         task = await drive_the_task(rt)
+        await read_by_memory(rt)
         row, jobs, calls = await finished(rt, task)
+        async with rt.db.read() as conn:
+            remembered = (await conn.execute(select(s.memory_versions))).all()
     finally:
         await rt.close()
     assert rt.errors == [] and openai_server.pending == 0
     assert row.status == "done" and sorted(j.status for j in jobs) == ["done"] * 3
-    assert [c.purpose for c in calls] == ["worker"] * len(SCRIPT)
-    bodies = [r.body for r in openai_server.requests]
+    assert sorted(c.purpose for c in calls) == ["memory"] + ["worker"] * len(SCRIPT)  # the reading is recorded
+    [reading] = openai_server.memory_requests
+    assert [m["text"] for m in memory_reading(reading.body)] == ["Two café posters, always teal and cream, never red."]
+    assert remembered == []
+    bodies = [r.body for r in openai_server.requests if not is_memory_reading(r.body)]
     assert all(b["messages"][0] == bodies[0]["messages"][0] for b in bodies)  # the stable prefix
     assert all("description" in p for b in bodies for t in b["tools"]
                              for p in t["function"]["parameters"]["properties"].values())
@@ -126,6 +144,7 @@ async def test_against_an_anthropic_style_server_cache_breakpoints_land_on_the_s
                  f"hand-lettered prices, and the pastry counter in soft light. " * 10 for k in range(8)]
     anthropic_server.enqueue(*[anthropic_answer(item) for item in SCRIPT],
                              *[text(f"Noted revision {k}.") for k in range(len(revisions))])
+    anthropic_server.enqueue_memory(memory_text())  # the first message only: the revisions say nothing lasting
     rt = Runtime(settings_for(lomo, "anthropic/claude-sonnet-4-5", "anthropic", anthropic_server.base_url,
                               budget_tokens=5200), watch=False)
     await rt.start()
@@ -134,6 +153,7 @@ async def test_against_an_anthropic_style_server_cache_breakpoints_land_on_the_s
         for words in revisions:
             await rt.send(words, task)
             assert await rt.run_until_quiescent(60)
+        await read_by_memory(rt)
         row, jobs, calls = await finished(rt, task)
         async with rt.db.read() as conn:
             usage = await cache_usage(conn, task)
@@ -142,7 +162,10 @@ async def test_against_an_anthropic_style_server_cache_breakpoints_land_on_the_s
         await rt.close()
     assert rt.errors == [] and anthropic_server.pending == 0
     assert sorted(j.status for j in jobs) == ["done"] * 3
-    worker = [b for b in anthropic_server.requests if not b["system"][0]["text"].startswith("You summarise")]
+    worker = [b for b in anthropic_server.requests if not b["system"][0]["text"].startswith("You summarise")
+              and not anthropic_server.is_memory_reading(b)]
+    assert len([b for b in anthropic_server.requests if anthropic_server.is_memory_reading(b)]) == 1
+    assert [c.purpose for c in calls].count("memory") == 1
     summary_calls = [c for c in calls if c.purpose == "summary"]
     assert segments and len(summary_calls) == len(segments)  # each remote summary is a recorded model call
     assert all(seg.method == "model" for seg in segments)
@@ -171,6 +194,7 @@ async def test_a_context_too_long_answer_summarises_and_retries_once(lomo: LomoE
                           "in 9120 tokens. Please reduce the length of the messages.")
     openai_server.enqueue(stream(["Noted: teal and cream."]), too_long, reply("Summary: teal and cream only."),
                           stream(["Second answer."]))
+    openai_server.enqueue_memory(memory_answer())  # "Always teal and cream." is read; nothing lasting in it
     rt = Runtime(settings_for(lomo, "openai/stub-model", "openai", openai_server.base_url), watch=False)
     await rt.start()
     try:
@@ -179,6 +203,7 @@ async def test_a_context_too_long_answer_summarises_and_retries_once(lomo: LomoE
         assert await rt.run_until_quiescent(60)
         await rt.send("And now a second request.", task)
         assert await rt.run_until_quiescent(60)
+        await read_by_memory(rt)
         async with rt.db.read() as conn:
             segments = (await conn.execute(select(s.context_summaries))).all()
             turns = (await conn.execute(select(s.turns.c.status).where(s.turns.c.task_id == task))).all()
@@ -187,5 +212,6 @@ async def test_a_context_too_long_answer_summarises_and_retries_once(lomo: LomoE
     assert rt.errors == [] and openai_server.pending == 0
     assert [t.status for t in turns] == ["completed", "completed"]
     assert len(segments) == 1 and "teal and cream" in segments[0].text
-    retried = openai_server.requests[-1].body["messages"]
+    assert len(openai_server.memory_requests) == 1  # the second request says nothing lasting: no reading
+    retried = [r for r in openai_server.requests if not is_memory_reading(r.body)][-1].body["messages"]
     assert any("Earlier in this task" in str(m["content"]) for m in retried)

@@ -25,6 +25,11 @@ def test_the_decision_reads_only_the_state() -> None:
         (dict(open_steps=(True,), inbox=1), ("run", "now")),  # the creator spoke: the model reads it
         (dict(open_steps=(False,), goal_after_plan=True), ("replan", "now")),
         (dict(open_steps=(False,), missing=("posters/1.png",)), ("repair", "now")),
+        (dict(open_steps=(), status="done", missing=("posters/1.png",)), ("repair", "now")),  # a hole in done work
+        (dict(open_steps=(), stale=("the creator's answer expired at …",)), ("repair", "now")),  # re-validate
+        (dict(open_steps=(), status="done", goal_after_plan=True), ("replan", "now")),  # a finished plan, old goal
+        (dict(open_steps=(False,), missing=("posters/1.png",), live_jobs=1), ("wait", "event")),  # never mid-job
+        (dict(open_steps=(), status="done"), ("quiet", "event")),
         (dict(planned=False), ("wait", "creator")),
     ]
     for extra, expected in cases:

@@ -134,6 +134,17 @@ def test_flow_drill_keeps_the_creators_edit_and_applies_the_agents() -> None:
     r = _run("flow")
     assert r["findings"] == [] and r["stale_overwrites"] == 0, r["findings"]
     assert r["details"]["task_status"] == "done" and "watercol" in json.dumps(r["details"]["final_style"])
+    # the agent's edit applied on the creator's save: its read is not sent back to be read (and edited) again
+    assert r["counts"]["steps_reopened"] == 0 and r["j5"]["verified_transition_ratio"] == 1.0
+
+
+@pytest.mark.slow
+def test_repair_drill_remakes_a_deleted_poster_and_rebuilds_the_plan_for_a_new_goal() -> None:
+    r = _run("repair")
+    assert drills.goals_met(r) and r["findings"] == [], r["findings"]
+    assert r["details"]["after_delete"] == {"status": "done", "jobs": 3, "reopened": []}
+    assert r["details"]["rebuilt"][:3] == ["Poster 1 of 3", "Poster 2 of 3", "Poster 3 of 3"]
+    assert r["details"]["final"] == {"status": "done", "posters": 5}
 
 
 @pytest.mark.slow
@@ -162,3 +173,6 @@ def test_film_drill_takes_the_mid_way_change_without_nudges() -> None:
     r = _run("film")
     assert r["nudges"] == 0 and r["routing_errors"] == 0, r["findings"]
     assert r["details"]["jobs_with_the_change"] >= 1
+    # the change remakes what depends on the character (new work), nothing twice, and its cards bought it
+    assert (r["duplicate_generations"], r["duplicate_artifacts"], r["needless_confirmations"]) == (0, 0, 0), \
+        r["findings"]

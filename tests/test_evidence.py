@@ -6,15 +6,18 @@ after the step was checked sends the step back to be checked again.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
 
+import pytest
 from PIL import Image
 from sqlalchemy import select
 
 from conftest import LomoEnv
 from lomo_tui import metrics, views
+from lomo_tui.runtime import decision
 from lomo_tui.runtime.reactions import resolve_gate
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
@@ -243,7 +246,7 @@ async def test_expired_evidence_is_stale_and_checked_again(lomo: LomoEnv) -> Non
         async with rt.db.read() as conn:
             assert await evidence.why_stale(conn, task) != {}
             [why] = (await evidence.why_stale(conn, task)).values()
-        assert why == "its evidence expired"
+        assert why.startswith("its evidence expired at ")
         [outcome] = await evidence.revalidate(rt.db, rt.workspace.root, task)
         async with rt.db.read() as conn:
             assert await evidence.why_stale(conn, task) == {}
@@ -302,3 +305,86 @@ def test_inspection_reads_what_real_files_are(tmp_path: Path) -> None:
         "still.png is 64×48, not the 64×64 the step ordered"]
     assert verify.problems(verify.promise_of("generate_3d", {}), verify.inspect(tmp_path, "still.png")) == [
         "still.png is an image, not a 3D model"]
+
+
+async def test_an_answer_that_holds_for_an_hour_expires_and_its_step_is_asked_again(lomo: LomoEnv) -> None:
+    """J2 expiry: a question asked with valid_minutes (is the hall free on Friday?) gives evidence that expires;
+    with the clock moved on (LOMO_CLOCK_OFFSET_S, the one clock) the step is marked, and at the next decision the
+    runtime re-opens it and the task asks again."""
+    from lomo_tui import clock
+
+    question = {"question": "Is the hall free on Friday?", "options": ["Yes", "No"], "valid_minutes": 60}
+    lomo.replay(plan({"title": "Check the hall", "tool": "ask_user", "args": question},
+                     {"title": "Review the plan", "needs_confirmation": True}),
+                call(("ask_user", question)),
+                call(("complete_step", {"step": "1", "evidence": "the hall is free"})),
+                call(("ask_user", question)))
+    before = clock.offset()
+    rt, task = await run_task(lomo, "book the hall for the gig")
+    try:
+        [asked] = [g for g in await _gates(rt, task) if g.status == "pending"]
+        await resolve_gate(rt.db, asked.id, approve=True, option=1, by="creator:test")
+        await rt.sweep()
+        assert await rt.run_until_quiescent(60)
+        async with rt.db.read() as conn:
+            [row] = (await conn.execute(select(s.step_evidence))).all()
+        assert row.kind == "creator_answer" and row.expires_at == pytest.approx(row.produced_at + 3600)
+        [review] = [g for g in await _gates(rt, task) if g.status == "pending"]
+        first, _ = await step_rows(rt, task)
+        assert first.state == "done" and first.why == ""
+
+        clock.set_offset(before + 2 * 3600)  # two hours later
+        first, _ = await step_rows(rt, task)
+        assert first.state == "done" and first.why.startswith("the creator's answer expired at ")
+        async with rt.db.read() as conn:
+            state = await decision.read_state(conn, task)
+        assert decision.decide(dataclasses.replace(state, status="active", pending_gates=0)).action == "repair"
+        await resolve_gate(rt.db, review.id, approve=True, option=1, by="creator:test")  # the next decision
+        await rt.sweep()
+        assert await rt.run_until_quiescent(60)
+        first, _ = await step_rows(rt, task)
+        gates = await _gates(rt, task)
+        async with rt.db.read() as conn:
+            reopened = (await conn.execute(select(s.events.c.data).where(
+                s.events.c.task_id == task, s.events.c.type == "step_reopened"))).scalars().all()
+    finally:
+        clock.set_offset(before)
+        await rt.close()
+    assert first.state == "pending" and first.evidence.startswith("re-opened: the creator's answer expired at ")
+    assert [g.kind for g in gates if g.status == "pending"] == ["question"]  # asked again, not taken as still true
+    assert [r["by"] for r in reopened] == ["run_decided:gate_answered"]  # the runtime's repair, not a model's
+
+
+async def _gates(rt: Runtime, task: str) -> list:
+    async with rt.db.read() as conn:
+        return (await conn.execute(select(s.gates).where(s.gates.c.task_id == task).order_by(
+            s.gates.c.created_at))).all()
+
+
+async def test_a_read_the_task_already_built_on_is_not_sent_back_to_be_read_again(lomo: LomoEnv) -> None:
+    """The flow drill: the agent read v1, the creator saved v2, the agent's next edit applied on v2 (v3). The read
+    step used to be re-opened, so the task read again and redid its edit (8 model calls for 3 steps)."""
+    (lomo.workspace / "notes.md").write_text("# Notes\nshot 1\n")
+    lomo.replay(plan({"title": "Read the notes", "tool": "read_file", "args": {"path": "notes.md"}}),
+                call(("read_file", {"path": "notes.md"})),
+                call(("complete_step", {"step": "1"})),
+                {"content": "read them", "tool_calls": []})
+    rt, task = await run_task(lomo, "read the notes")
+    try:
+        [step] = await step_rows(rt, task)
+        assert step.state == "done"
+        (lomo.workspace / "notes.md").write_text("# Notes\nshot 1\nshot 2, by the creator\n")
+        await rt.workspace.observe("notes.md")
+        [marked] = await step_rows(rt, task)
+        assert marked.why == "notes.md changed after this step was checked (v1 → v2, by you)"  # not seen yet
+        await rt.workspace.write("notes.md", "# Notes\nshot 1\nshot 2, by the creator\nshot 3\n", 2, task, "k-1")
+        [built_on] = await step_rows(rt, task)
+        async with rt.db.read() as conn:
+            assert await evidence.stale(conn, task) == {}
+        (lomo.workspace / "notes.md").write_text("the creator again\n")  # a newer save than the task's is news
+        await rt.workspace.observe("notes.md")
+        [again] = await step_rows(rt, task)
+    finally:
+        await rt.close()
+    assert built_on.state == "done" and built_on.why == ""
+    assert again.why == "notes.md changed after this step was checked (v1 → v4, by you)"

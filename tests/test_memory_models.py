@@ -13,10 +13,13 @@ from sqlalchemy import select, text, update
 from conftest import LomoEnv
 from lomo_tui import memory
 from lomo_tui.memory import vectors as _vectors  # noqa: F401  (memory.vectors below)
+from lomo_tui.memory.extract import possibly_durable
 from lomo_tui.memory.listing import memory_rows
+from lomo_tui.memory.models import reads_with_model
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
-from openai_stub import OpenAIStub, delayed, embeddings, error, reply
+from openai_stub import OpenAIStub, delayed, embeddings, error, memory_answer, reply
+from test_memory import assert_invariants, open_mind  # at import: hypothesis refuses @given built inside a test
 
 pytestmark = pytest.mark.usefixtures("loopback_only")  # litellm talks to the stub only
 
@@ -139,12 +142,12 @@ def answer(*candidates: dict[str, Any]) -> Any:
 
 async def test_a_remote_model_extracts_as_a_recorded_call_and_a_malformed_candidate_is_dropped_alone(
         lomo: LomoEnv, stub: OpenAIStub) -> None:
-    rt = await runtime(lomo, stub, model="openai/stub-model", extraction="model")
+    rt = await runtime(lomo, stub, model="openai/stub-model")  # the default, "auto": a remote model reads
     try:
         assert rt.memory_models.extractor is not None
         said, _ = await rt.send("I usually like low-saturation palettes. This time, a saturated red poster.")
         assert await active(rt) == []  # the message did not wait for the model
-        stub.enqueue(answer(
+        stub.enqueue_memory(answer(
             {"text": "I usually like low-saturation palettes.", "kind": "preference", "scope": "creator",
              "stated": True, "evidence_id": said, "action": "new"},
             {"text": "likes calm, understated posters", "kind": "preference", "stated": False, "evidence_id": said},
@@ -170,20 +173,98 @@ async def test_a_remote_model_extracts_as_a_recorded_call_and_a_malformed_candid
         await rt.close()
 
 
+async def memory_calls(rt: Runtime) -> list[Any]:
+    async with rt.db.read() as conn:
+        return (await conn.execute(select(s.model_calls).where(s.model_calls.c.purpose == "memory"))).all()
+
+
 async def test_a_failed_remote_extraction_is_retried_by_the_next_pass(lomo: LomoEnv, stub: OpenAIStub) -> None:
-    rt = await runtime(lomo, stub, model="openai/stub-model", extraction="model")
+    rt = await runtime(lomo, stub, model="openai/stub-model")
     try:
         said, _ = await rt.send("I always use a serif font.")
-        stub.enqueue(error(400, "the extraction model refused"))
+        stub.enqueue_memory(error(400, "the extraction model refused"))
         await rt.memory_models.upkeep()
-        stub.enqueue(reply("I think the creator likes serif fonts."))  # no JSON at all: failed too
+        assert await memory_calls(rt) == []  # refused: nothing was spent
+        stub.enqueue_memory(reply("I think the creator likes serif fonts."))  # no JSON at all: failed too
         await rt.memory_models.upkeep()
         async with rt.db.read() as conn:
             row = (await conn.execute(select(s.memory_evidence).where(s.memory_evidence.c.id == said))).one()
         assert (row.extract_status, row.attempts) == ("failed", 2) and await active(rt) == []
+        assert len(await memory_calls(rt)) == 1  # the model did answer: its cost is recorded with the failure
         await rt.sweep()  # the watchdog's own upkeep leaves it to the model's pass (no local reading)
-        stub.enqueue(answer({"text": "I always use a serif font.", "evidence_id": said}))
+        assert len(stub.memory_requests) == 2
+        stub.enqueue_memory(memory_answer({"text": "I always use a serif font.", "kind": "preference"}))
         await rt.memory_models.upkeep()
+        rows = await active(rt)
+        assert [(r["text"], r["evidence"]) for r in rows] == [
+            ("I always use a serif font.", [{"message_id": said, "role": "origin"}])]
+        assert len(await memory_calls(rt)) == 2 and len(stub.memory_requests) == 3
+        assert await rt.memory_models.upkeep() == {"extracted": 0, "embedded": 0}  # done: never read again
+        assert len(stub.memory_requests) == 3
+    finally:
+        await rt.close()
+
+
+async def test_an_ordinary_message_costs_no_model_call(lomo: LomoEnv, stub: OpenAIStub) -> None:
+    rt = await runtime(lomo, stub, model="openai/stub-model")
+    try:
+        said = [(await rt.send(words))[0] for words in (
+            "Make a poster of a lighthouse at dawn.", "这次试试饱和的红色", "猫のポスターを作って",
+            "Сделай постер с котом.", "forget that I like muted colours")]
+        assert await rt.memory_models.upkeep() == {"extracted": 0, "embedded": 0}
+        assert stub.requests == [] and await memory_calls(rt) == []
+        async with rt.db.read() as conn:
+            status = dict((await conn.execute(select(s.memory_evidence.c.id, s.memory_evidence.c.extract_status).where(
+                s.memory_evidence.c.id.in_(said)))).all())
+        assert [status[m] for m in said] == ["done"] * 4 + ["skipped"]  # read on the spot, deterministically
+    finally:
+        await rt.close()
+
+
+@pytest.mark.parametrize("words", ["I usually like low-saturation palettes.", "我通常喜歡低飽和度的配色",
+                                   "いつも淡い色が好き", "я обычно предпочитаю приглушённые цвета",
+                                   "I always like muted colours, this time too", "Paired with cream, soft",
+                                   "Muted colours are my favourite."])
+def test_the_pre_filter_sends_lasting_statements_in_four_languages(words: str) -> None:
+    assert possibly_durable(words)
+
+
+@pytest.mark.parametrize("words", ["Make a poster of a cat", "this time try a saturated red",
+                                   "I like it, make three more", "做一張海報", "猫のポスターを作って",
+                                   "сделай постер с котом", "Add steam over the cups"])
+def test_the_pre_filter_leaves_ordinary_requests_alone(words: str) -> None:
+    assert not possibly_durable(words)
+
+
+def test_extraction_reads_with_the_model_only_when_asked_or_remote() -> None:
+    assert reads_with_model("auto", "openai/gpt-4o-mini") and reads_with_model("model", "anthropic/claude")
+    assert not reads_with_model("auto", "lomo/local") and not reads_with_model("auto", "lomo/replay")
+    assert not reads_with_model("deterministic", "openai/gpt-4o-mini") and not reads_with_model("local", "openai/x")
+
+
+async def test_deterministic_extraction_with_a_remote_model_makes_no_call(lomo: LomoEnv, stub: OpenAIStub) -> None:
+    rt = await runtime(lomo, stub, model="openai/stub-model", extraction="deterministic")
+    try:
+        assert rt.memory_models.extractor is None
+        await rt.send("I usually like low-saturation palettes.")
+        assert [r["text"] for r in await active(rt)] == ["I usually like low-saturation palettes."]
+        assert stub.requests == []
+    finally:
+        await rt.close()
+
+
+async def test_one_message_is_read_once_even_by_two_passes_at_once(lomo: LomoEnv, stub: OpenAIStub) -> None:
+    import asyncio
+
+    rt = await runtime(lomo, stub, model="openai/stub-model")
+    try:
+        said, _ = await rt.send("I always use a serif font.")
+        stub.enqueue_memory(delayed(reply(json.dumps({"candidates": [
+            {"text": "I always use a serif font.", "evidence_id": said}]})), 0.3))
+        extractor = rt.memory_models.extractor
+        await asyncio.gather(rt.memory_models.upkeep(),
+                             memory.service.extract_evidence(rt.db, said, extractor=extractor))
+        assert len(stub.memory_requests) == 1 and len(await memory_calls(rt)) == 1
         assert [r["text"] for r in await active(rt)] == ["I always use a serif font."]
     finally:
         await rt.close()
@@ -198,7 +279,7 @@ async def test_forgotten_evidence_is_not_read_by_a_late_extraction(lomo: LomoEnv
         async with rt.db.write() as conn:  # even if it had been picked before the forget
             await conn.execute(update(s.memory_evidence).where(s.memory_evidence.c.id == said).values(
                 extract_status="pending"))
-        stub.enqueue(answer({"text": "I always prefer narwhalpink colours.", "evidence_id": said}))
+        stub.enqueue_memory(answer({"text": "I always prefer narwhalpink colours.", "evidence_id": said}))
         assert await memory.service.extract_evidence(rt.db, said, extractor=rt.memory_models.extractor) == []
         assert await active(rt) == []
     finally:
@@ -236,8 +317,6 @@ def test_vector_rows_equal_the_active_memories_through_any_history(script: list[
     import tempfile
     from pathlib import Path
 
-    from test_memory import assert_invariants, open_mind
-
     async def scenario(root: Path) -> None:
         m = await open_mind(LomoEnv(root))
         vectors = WordVectors(m.db, "local/words")
@@ -263,3 +342,23 @@ def test_vector_rows_equal_the_active_memories_through_any_history(script: list[
 
     with tempfile.TemporaryDirectory() as root:
         asyncio.run(scenario(Path(root)))
+
+
+async def test_the_extractor_follows_a_switch_of_model(lomo: LomoEnv, stub: OpenAIStub) -> None:
+    import dataclasses
+
+    from lomo_tui.models import make_model
+
+    rt = await runtime(lomo, stub)  # lomo/local: read here
+    try:
+        assert rt.memory_models.extractor is None
+        rt.model = make_model(dataclasses.replace(rt.settings, model="openai/stub-model"), rt.ledger.count_model_calls)
+        assert rt.memory_models.extractor is not None and rt.memory_models.extractor.model is rt.model
+        said, _ = await rt.send("I usually like wide margins.")
+        assert await active(rt) == []  # left for the remote model's reading
+        stub.enqueue_memory(memory_answer({"text": "I usually like wide margins.", "kind": "preference"}))
+        assert await rt.memory_models.upkeep() == {"extracted": 1, "embedded": 0}
+        assert [r["evidence"] for r in await active(rt)] == [[{"message_id": said, "role": "origin"}]]
+        assert len(stub.memory_requests) == 1
+    finally:
+        await rt.close()

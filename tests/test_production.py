@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import signal
 import time
 from collections import Counter
@@ -17,6 +18,7 @@ from PIL import Image, ImageStat
 from sqlalchemy import select
 
 from conftest import LomoEnv, async_wait_for, wait_for
+from lomo_tui import metrics
 from lomo_tui.production.graph import GraphError, as_graph, film_flow, parse_storyboard
 from lomo_tui.production.report import graph_states
 from lomo_tui.production.state import evaluate
@@ -205,6 +207,8 @@ async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_chang
         [state] = await graph_states(rt.db, task)
         assert state["path"] == GRAPH and {n["state"] for n in state["nodes"]} == {"done"}
         assert any(n["type"] == "storyboard" for n in state["nodes"])
+        async with rt.db.read() as conn:  # the graph's approved card bought its nodes: not a needless one
+            assert (await metrics.compute(conn, task_id=task))["needless_confirmations"] == 0
 
         # the creator repaints the character sheet: its key frames, clips and the cut are made again, nothing else
         before = _magenta(lomo.workspace / FILM / "shot1.png")
@@ -220,6 +224,8 @@ async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_chang
         assert runs["character"] == runs["scene"] == runs["sound"] == 1
         assert len(await _rows(rt, s.jobs)) == 15 and len(await _rows(rt, s.charges)) == 15
         assert _magenta(lomo.workspace / FILM / "shot1.png") > before + 15  # the key frame shows the new sheet
+        async with rt.db.read() as conn:  # remade from a new sheet: new work, not duplicate work
+            assert (await metrics.compute(conn, task_id=task))["duplicate_work_rate"] == 0
 
         # "change shot 2 to …" edits that node: its key frame and clip are made again (and the cut)
         await _say(rt, task, "change shot 2 to the fox leaps over a frozen stream")
@@ -237,6 +243,25 @@ async def test_a_three_shot_film_is_planned_made_and_changed_only_where_it_chang
     assert proc.returncode == 0, proc.stderr
     [graph] = json.loads(proc.stdout)["production"]
     assert {n["id"]: n["state"] for n in graph["nodes"]}["cut"] == "done"
+
+
+async def test_the_graphs_plan_card_speaks_the_tasks_language(lomo: LomoEnv) -> None:
+    rt = Runtime(lomo.settings(model="lomo/local"))
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("狐狸短片")
+        async with rt.db.write() as conn:
+            await conn.execute(s.tasks.update().where(s.tasks.c.id == task).values(language="zh"))
+        await rt.send("做一个雪林里狐狸的15秒短片，分三个镜头", task)
+        assert await rt.run_until_quiescent(120)
+        [card] = [g for g in await _rows(rt, s.gates) if g.status == "pending"]
+    finally:
+        await rt.close()
+    assert card.kind == "spend" and "项生成" in card.question and "制作图" in card.question
+    words = " ".join([card.question, card.continues or "", (card.scope or {}).get("description", "")]
+                     + [o["label"] + " " + o.get("consequence", "") for o in card.options])
+    english = {w for w in re.findall(r"[A-Za-z]{3,}", words) if w not in ("credits", "films", "flow", "json")}
+    assert not english, english
 
 
 # ---- crashes -------------------------------------------------------------------------------------------------------

@@ -112,6 +112,24 @@ def test_a_subject_in_the_prompt_is_drawn() -> None:
     assert subject_share("a quiet afternoon") == 0.0
 
 
+@pytest.mark.parametrize("prompt", ["a fox in a snowy forest", "雪林里的一只狐狸", "雪の森のキツネ", "лиса в зимнем лесу"])
+def test_a_fox_is_drawn_in_four_languages(prompt: str) -> None:
+    """The short film's reference case: its character sheet and key frames must show the fox."""
+    palette = palette_for(prompt)
+    image = _png(render_image(prompt, seed=5, size=SMALL)).convert("RGB")
+    pixels = image.tobytes()
+    hits = sum(pixels[i:i + 3] == bytes(palette.subject) for i in range(0, len(pixels), 3))
+    assert hits / (image.width * image.height) > 0.01
+
+
+def test_a_leaf_is_not_a_fox() -> None:
+    from lomo_tui.language import mentions
+    from lomo_tui.studio.subjects import SUBJECT_WORDS
+
+    assert "fox" in mentions("рыжая лиса", SUBJECT_WORDS)
+    assert "fox" not in mentions("осенний лист", SUBJECT_WORDS)
+
+
 def _specks(image: Image.Image, top: int) -> int:
     """Bright pixels with dark sky three pixels away on every side (stars, not the moon)."""
     grey = image.convert("L")

@@ -16,6 +16,7 @@ TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("
                 ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
                 ("archive", "archive a task"), ("unarchive", "bring an archived task back"),
                 ("autonomy", "how much a task may do without asking: ask | plan | auto"),
+                ("goal", "change a task's goal (and brief): its plan is rebuilt for the new goal"),
                 ("list", "list tasks (one-shot tasks marked)"),
                 ("show", "one task: brief, checklist, replies, artifacts, gates, jobs, spend"),
                 ("export", "a task as Markdown or HTML for sharing: brief, checklist, conversation, results"))
@@ -40,6 +41,10 @@ def register(add: Any) -> None:
             p.add_argument("task_id")
         if name == "autonomy":
             p.add_argument("level", choices=("ask", "plan", "auto"))
+        if name == "goal":
+            p.add_argument("goal", help="the new goal, in your words ('-' keeps it and changes only --brief)")
+            p.add_argument("--brief", default=None, help="the new brief (default: keep it)")
+            p.add_argument("--why", default="", help="why it changed (kept with the version)")
         if name == "export":
             p.add_argument("--format", choices=("md", "html"), default="md", help="md (default) or html")
             p.add_argument("--output", "-o", metavar="FILE", default=None,
@@ -165,6 +170,8 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             from .export import export_task
 
             await export_task(db, settings, args.task_id, args.format, args.output)
+        elif args.task_command == "goal":
+            await _change_goal(db, args)
         elif args.task_command == "autonomy":
             from ..governance.budget import set_autonomy
 
@@ -177,6 +184,27 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json
                   else f"{args.task_command}: {args.task_id}")
     return 0
+
+
+async def _change_goal(db: Any, args: argparse.Namespace) -> None:
+    """`lomo task goal`: a goal version by the creator; the runtime marks the plan and queues its rebuild."""
+    from ..runtime.remedy import change_goal
+
+    goal = None if args.goal == "-" else args.goal.strip()
+    if goal == "" or (goal is None and args.brief is None):
+        raise LomoError("lomo task goal: give the new goal (or '-' with --brief TEXT)")
+    async with db.write() as conn:
+        try:
+            done = await change_goal(conn, args.task_id, goal=goal, brief=args.brief, who="creator:cli",
+                                     why=args.why.strip() or "changed by the creator")
+        except LookupError:
+            raise LomoError(f"no task {args.task_id!r}") from None
+    if args.json:
+        _print_json(done)
+    elif done["version"] is None:
+        print(f"goal of {args.task_id}: unchanged")
+    else:
+        print(f"goal of {args.task_id}: v{done['version']} — {done['action']}: {done['reason']}")
 
 
 async def gates(settings: Any, args: argparse.Namespace) -> int:

@@ -146,7 +146,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
     from ..context.usage import cache_usage
     from ..errors import UnknownId
-    from ..tasks import evidence, goals
+    from ..tasks import evidence, goals, replan
 
     async with db.read() as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
@@ -174,6 +174,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         goal_versions = await goals.versions(conn, task_id)
         proofs = await evidence.records(conn, task_id)
         recheck = await evidence.why_stale(conn, task_id)
+        outdated = await replan.outdated(conn, task_id)  # planned for an older goal (J1)
         cache = await cache_usage(conn, task_id)
     from ..production.report import graph_states
 
@@ -190,7 +191,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "status_reason": task.status_reason, "created_at": iso(task.created_at), "updated_at": iso(task.updated_at),
         "checklist": [{"id": c.id, "title": c.title, "status": c.state, "evidence": c.evidence,
                        "why": recheck.get(c.id) or (c.evidence if c.state in ("pending", "active")
-                                                    and c.evidence.startswith("re-opened:") else None),
+                                                    and c.evidence.startswith("re-opened:") else None)
+                       or outdated.get(c.id),
                        "evidence_records": [dict(e, produced_at=iso(e["produced_at"]),
                                                  expires_at=iso(e["expires_at"]) if e["expires_at"] else None)
                                             for e in proofs.get(c.id, [])]} for c in checklist],
@@ -231,6 +233,8 @@ def render_task(doc: dict[str, Any]) -> str:
             lines.append(f"  {CHECK_MARKS.get(item['status'], '?')} {item['title']}{evidence}")
             if item.get("why") and item["status"] == "done":  # marked for re-validation (J2)
                 lines.append(f"      ! to check again: {item['why']}")
+            elif item.get("why"):  # re-opened by the runtime, or planned for an older goal
+                lines.append(f"      ! {item['why']}")
     if doc["replies"]:
         lines += ["", "Replies:"]
         for reply in doc["replies"]:

@@ -158,6 +158,28 @@ def extract_local(text: str, evidence_id: str = "", *, standalone: bool = False)
     return out
 
 
+def possibly_durable(text: str) -> bool:
+    """The cheap pre-filter before a remote extraction call: may TEXT say something lasting? A clause that the
+    deterministic reading keeps, or one with a looser word of taste, habit or rule once its one-off phrases
+    are set aside ("I always like muted colours, this time too"), or a refinement or confirmation naming a
+    topic. Errs towards yes (the model decides); an ordinary request costs no call."""
+    if forget_query(text) is not None:
+        return False
+    off = matcher("one_off")
+    for clause in clauses(text):
+        norm = normalise(clause)
+        if len(norm) < 4 or has("unsure", norm):
+            continue
+        if classify(clause) is not None:
+            return True
+        rest = off.sub(" ", norm) if off else norm
+        if any(has(category, rest) for category in ("long_term", "durable", "fact", "change", "project")):
+            return True
+        if (has("refine", rest) or has("confirm", rest)) and topic_of(clause):
+            return True
+    return False
+
+
 def infer(requests: Iterable[tuple[str, str]]) -> list[Candidate]:
     """Inferred candidates from plain requests [(evidence id, text)]: a style asked for again and again.
     Marked stated=False: the agent's reading, never the creator's words."""

@@ -1,11 +1,16 @@
-"""Memory's model calls, for one runtime (F2, recall): extraction by the runtime's remote model
-(`memory.extraction = "model"`) and embeddings for recall by meaning (`memory.embedding_model`).
+"""Memory's model calls, for one runtime (F2, recall): extraction by the runtime's remote model and
+embeddings for recall by meaning (`memory.embedding_model`).
 
-With neither set nothing here runs and litellm is never imported: `lomo/local` extracts deterministically.
-With a remote extractor a creator's message is kept as evidence at once and read in the background (the
-message never waits on a model); the model's answer is a recorded model call (`model_calls`, purpose
-"memory") whose candidates are validated one by one (F5: a malformed one is dropped alone); a failed call
-leaves the evidence `failed`, retried by the next pass; a guess of the model's is kept as inferred.
+`memory.extraction`: "auto" (the default) reads with the model when the configured model is remote and
+deterministically for `lomo/local` (and `lomo/replay`, whose lines belong to the task's own calls); "model"
+and "deterministic" (or "local") say so outright. Only a message the cheap deterministic pre-filter flags as
+possibly lasting (`extract.possibly_durable`) is sent to the model; an ordinary one is read on the spot at no
+cost. With neither a remote extractor nor an embedding model nothing here runs and litellm is never imported.
+A remote reading is kept as evidence at once and done in the background (the message never waits on a
+model); the model's answer is a recorded model call (`model_calls`, purpose "memory", one per reading, in the
+commit that applies or fails it) whose candidates are validated one by one (F5: a malformed one is dropped
+alone); a failed call leaves the evidence `failed`, retried by a later pass; a guess of the model's is kept as
+inferred.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from .vectors import MemoryVectors
 log = logging.getLogger("lomo.memory")
 
 OFFLINE_MODELS = ("lomo/local", "lomo/replay")
+DETERMINISTIC = ("deterministic", "local")
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
@@ -31,6 +37,7 @@ class Extraction:
 
     answer: Any
     call: dict[str, Any] = field(default_factory=dict)
+    error: str = ""  # the model answered but not usably (no JSON): the reading failed, its cost is recorded
 
 
 class ModelExtractor:
@@ -52,7 +59,10 @@ class ModelExtractor:
         call = dict(model=reply.model or self.model.name, prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens, cached_tokens=usage.cached_tokens,
                     cache_write_tokens=usage.cache_write_tokens, cost=usage.cost, latency_ms=reply.latency_ms)
-        return Extraction(parse_answer(reply.content or ""), call)
+        try:
+            return Extraction(parse_answer(reply.content or ""), call)
+        except ValueError as exc:
+            return Extraction(None, call, error=str(exc))
 
 
 def parse_answer(content: str) -> Any:
@@ -68,16 +78,24 @@ def parse_answer(content: str) -> Any:
         raise ValueError("the model's extraction answer holds no JSON") from None
 
 
+def reads_with_model(mode: str, model_name: str) -> bool:
+    """Whether extraction MODE ("auto", "model", "deterministic"/"local") reads with MODEL_NAME."""
+    return mode not in DETERMINISTIC and model_name not in OFFLINE_MODELS
+
+
 class MemoryModels:
     """The runtime's memory service (start/stop): the background pass that extracts with the model and keeps
     the memory vectors current. `poke()` asks for a pass soon (a creator message arrived)."""
 
     def __init__(self, db: Any, settings: Any, model: Any) -> None:
+        """MODEL: the runtime's model client, or a callable giving the current one (a creator may switch
+        models while it runs: the extractor follows)."""
         self.db = db
         section = settings.section("memory")
-        wanted = section.get("extraction", "local") == "model"
-        self.extractor: ModelExtractor | None = ModelExtractor(model) if wanted and getattr(
-            model, "name", "lomo/local") not in OFFLINE_MODELS else None
+        self.mode = section.get("extraction", "auto")
+        self._model = model if callable(model) and not hasattr(model, "complete") else (lambda: model)
+        self._extractor: ModelExtractor | None = None
+        self._started = False
         embedding = section.get("embedding_model") or None
         self.vectors: MemoryVectors | None = None
         if embedding:
@@ -90,12 +108,26 @@ class MemoryModels:
         self._task: asyncio.Task[None] | None = None
 
     @property
+    def extractor(self) -> ModelExtractor | None:
+        """The remote extractor for the current model, or None (extraction is deterministic)."""
+        model = self._model()
+        if not reads_with_model(self.mode, getattr(model, "name", "lomo/local")):
+            return None
+        if self._extractor is None or self._extractor.model is not model:
+            self._extractor = ModelExtractor(model)
+        return self._extractor
+
+    @property
     def enabled(self) -> bool:
         return self.extractor is not None or self.vectors is not None
 
     async def start(self) -> None:
-        if self.enabled and self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="lomo-memory-models")
+        self._started = True
+        self._start_loop()
+
+    def _start_loop(self) -> None:
+        if self._started and self.enabled and self._task is None and not self._stop.is_set():
+            self._task = asyncio.get_running_loop().create_task(self._loop(), name="lomo-memory-models")
 
     async def stop(self) -> None:
         self._stop.set()
@@ -105,6 +137,7 @@ class MemoryModels:
             self._task = None
 
     def poke(self) -> None:
+        self._start_loop()  # a switch to a remote model after start
         self._wake.set()
 
     async def upkeep(self) -> dict[str, int]:
@@ -113,9 +146,10 @@ class MemoryModels:
         from .service import retry_extraction
 
         out = {"extracted": 0, "embedded": 0}
-        if self.extractor is not None:
+        extractor = self.extractor
+        if extractor is not None:
             try:
-                out["extracted"] = await retry_extraction(self.db, extractor=self.extractor, min_age=0.0)
+                out["extracted"] = await retry_extraction(self.db, extractor=extractor, min_age=0.0)
             except Exception as exc:  # noqa: BLE001
                 log.warning("memory extraction pass failed (%s)", type(exc).__name__)
         if self.vectors is not None:

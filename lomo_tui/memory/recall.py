@@ -16,6 +16,7 @@ import logging
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from sqlalchemy import insert, or_, select
@@ -148,8 +149,11 @@ COLUMNS = ("v.id AS id, v.memory_id AS memory_id, v.version AS version, v.text A
            "m.kind AS kind, m.scope AS scope, m.scope_ref AS scope_ref, m.stated AS stated")
 OWN_SQL = (f"SELECT {COLUMNS} FROM memories m JOIN memory_versions v ON v.memory_id = m.id "
            "WHERE m.scope_ref = :task AND v.status = 'active' ORDER BY v.created_at DESC LIMIT :n")
-COUNT_SQL = "SELECT count(*) AS n FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :t LIMIT :cap) AS hits"
-RANK_SQL = "SELECT version_id, rank FROM memory_fts WHERE memory_fts MATCH :q ORDER BY rank LIMIT :n"
+SEARCH_SQL = (f"SELECT {COLUMNS}, memory_fts.rank AS rank FROM memory_fts "
+              "JOIN memory_versions v ON v.id = memory_fts.version_id JOIN memories m ON m.id = v.memory_id "
+              "WHERE memory_fts MATCH :q AND (m.scope = 'creator' OR m.scope_ref = :task) "
+              "ORDER BY memory_fts.rank LIMIT :n")  # the index holds active versions only (invariant 3)
+NEWEST_SQL = SEARCH_SQL.replace("ORDER BY memory_fts.rank", "ORDER BY memory_fts.rowid DESC")  # one word: no bm25
 
 
 async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL_LIMIT, *,
@@ -164,7 +168,7 @@ async def recall(conn: Any, task_id: str | None, query: str, limit: int = RECALL
     if deadline is not None and time.monotonic() > deadline:
         raise asyncio.TimeoutError
     if words and len(out) < limit:
-        for row, score in await _search(conn, task_id, words, CANDIDATES):
+        for row, score in await _search(conn, task_id, words, limit + len(out)):
             if row.id not in out:
                 out[row.id] = _recalled(row, score)
             if len(out) >= limit:
@@ -176,14 +180,21 @@ def _quoted(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
+@cache
+def _count_sql(n: int) -> str:
+    """One statement counting N terms' doclists, each capped at :cap (a capped count is cheap; ranking is not)."""
+    return "SELECT " + ", ".join(f"(SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :t{i} "
+                                 f"LIMIT :cap)) AS n{i}" for i in range(n))
+
+
 async def _telling(conn: Any, words: list[str]) -> list[str]:
     """WORDS less those held by more than COMMON_DOCS memories (they tell none apart and make ranking slow);
     the rarest one stays when all are common."""
-    counts = {}
-    for word in dict.fromkeys(words):  # counting a term's doclist (capped) is cheap; ranking it is not
-        n = (await fetch(conn, COUNT_SQL, {"t": _quoted(word), "cap": COMMON_DOCS + 1}))[0].n
-        if n:
-            counts[word] = n
+    unique = list(dict.fromkeys(words))
+    params: dict[str, Any] = {f"t{i}": _quoted(w) for i, w in enumerate(unique)}
+    params["cap"] = COMMON_DOCS + 1
+    row = (await fetch(conn, _count_sql(len(unique)), params))[0]
+    counts = {w: row[f"n{i}"] for i, w in enumerate(unique) if row[f"n{i}"]}
     if not counts:
         return []
     kept = [w for w, n in counts.items() if n <= COMMON_DOCS]
@@ -212,17 +223,15 @@ async def _search(conn: Any, task_id: str | None, words: list[str], limit: int) 
         telling = await _telling(conn, words)
         if not telling:
             return []
-        # the index holds active versions only: rank there first (FTS5 stops at the limit), then join the few
-        hits = await fetch(conn, RANK_SQL, {"q": " OR ".join(_quoted(w) for w in telling), "n": limit})
-        if not hits:
-            return []
-        rank = {h.version_id: h.rank for h in hits}
-        marks = ", ".join(f":v{i}" for i in range(len(rank)))
-        rows = await fetch(conn, f"SELECT {COLUMNS} FROM memory_versions v JOIN memories m ON m.id = v.memory_id "
-                                 f"WHERE v.id IN ({marks})", {f"v{i}": v for i, v in enumerate(rank)})
-        best = min(rank.values()) or -1.0
-        scoped = [r for r in rows if r.scope == "creator" or (task_id and r.scope_ref == task_id)]
-        return sorted(((r, rank[r.id] / best if best < 0 else 0.0) for r in scoped), key=lambda x: -x[1])
+        # one statement: FTS5 ranks the few documents of the telling words, joined and scoped, LIMIT rows back;
+        # with a single telling word its documents match alike: the newest first, without ranking them (bm25
+        # reads every document's size)
+        params = {"q": " OR ".join(_quoted(w) for w in telling), "task": task_id, "n": limit}
+        if len(telling) == 1:
+            return [(r, 1.0) for r in await fetch(conn, NEWEST_SQL, params)]
+        rows = await fetch(conn, SEARCH_SQL, params)
+        best = rows[0].rank if rows else 0.0
+        return [(r, r.rank / best if best < 0 else 0.0) for r in rows]
     terms = [w for w in words if len(w) > 1][:8] or words[:8]
     escaped = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in terms]
     rows = (await conn.execute(_columns().where(
@@ -240,6 +249,10 @@ async def _search(conn: Any, task_id: str | None, words: list[str], limit: int) 
     return [(row, score / top) for row, score in scored]
 
 
+PROFILE_SQL = ("SELECT p.text AS text, d.source_id AS source_id FROM memory_profiles p LEFT JOIN memory_derivations d "
+               "ON d.target_kind = 'profile' AND d.target_id = p.id WHERE p.status = 'current' ORDER BY d.id")
+
+
 async def profile_snapshot(db: Any) -> str:
     """The current creator profile, for the stable prefix ("" when nothing is remembered). An old snapshot
     is never returned: a forget makes a new version."""
@@ -251,12 +264,10 @@ async def profile_with_versions(db: Any) -> tuple[str, list[str]]:
     """The profile text and the memory versions it was made from (for `record_context_use`)."""
     try:
         async with db.read() as conn:
-            row = await store.current_profile(conn)
-            if row is None:
-                return "", []
-            ids = (await conn.execute(select(s.memory_derivations.c.source_id).where(
-                s.memory_derivations.c.target_kind == "profile", s.memory_derivations.c.target_id == row.id))).scalars()
-            return row.text, list(ids)
+            rows = await fetch(conn, PROFILE_SQL, {})  # every step reads it: one plain statement
+        if not rows:
+            return "", []
+        return rows[0].text, [r.source_id for r in rows if r.source_id is not None]
     except Exception as exc:  # noqa: BLE001 — no profile rather than no step
         log.warning("memory profile unavailable (%s)", type(exc).__name__)
         return "", []

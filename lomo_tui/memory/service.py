@@ -3,6 +3,8 @@
 forgets and summarises finished tasks (F2, F5).
 
 Extraction never stops a task: a failure leaves the evidence `failed` and `maintain` tries again later.
+With a remote extractor only a message the pre-filter flags (`extract.possibly_durable`) is read by the
+model; any other is read deterministically on the spot, so an ordinary message costs no model call.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from sqlalchemy import insert, select, update
 from ..language import detect_language
 from ..store import schema as s
 from . import store
-from .extract import Candidate, extract_local, forget_query, infer, validate_candidates
+from .extract import Candidate, extract_local, forget_query, infer, possibly_durable, validate_candidates
 from .. import clock
 from .models import Extraction
 
@@ -52,29 +54,55 @@ async def _record(db: Any, message_id: str, task_id: str | None, message: str,
 
         out["forget"], out["gate"] = await open_forget_gate(db, query, task_id=task_id, message_id=message_id)
         return out
-    if not defer:
+    if not defer or not possibly_durable(message):  # an ordinary message is read here, at no cost
         out["versions"] = await extract_evidence(db, message_id, extractor=extractor)
     return out
 
 
+class ExtractionFailed(Exception):
+    """The remote extractor answered, but not usably; CALL (its cost) is recorded with the failure."""
+
+    def __init__(self, reason: str, call: dict[str, Any] | None) -> None:
+        super().__init__(reason)
+        self.call = call
+
+
+async def _record_call(conn: Any, call: dict[str, Any] | None, task_id: str | None) -> None:
+    if call:
+        await conn.execute(insert(s.model_calls).values(dict(
+            {"cache_write_tokens": 0, **call}, task_id=task_id, purpose="memory", created_at=clock.now())))
+
+
 async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtractor | None = None) -> list[str]:
-    """Read one evidence row for memories. A remote EXTRACTOR is asked outside any transaction; its call
-    is recorded in the write transaction that applies the candidates. On failure the row is marked failed
-    (retried later) and the task goes on."""
+    """Read one evidence row for memories. A remote EXTRACTOR is asked (only when the pre-filter flags the
+    text) outside any transaction; its call is recorded in the write transaction that applies the
+    candidates, or in the one that marks the row failed (retried later); the task goes on either way. One
+    reading per row at a time: a second pass meanwhile finds it in flight and leaves it."""
+    key = (id(db), evidence_id)
+    if key in _IN_FLIGHT:
+        return []
+    _IN_FLIGHT.add(key)
+    call: dict[str, Any] | None = None
+    task_id: str | None = None
     try:
         async with db.read() as conn:
             row = (await conn.execute(select(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id))).first()
         if row is None or not row.eligible or row.extract_status in ("done", "skipped"):
             return []
-        candidates, call = await _candidates(row, extractor)
+        task_id = row.task_id
+        if extractor is not None and not possibly_durable(row.text):
+            extractor = None  # nothing lasting to look for: no model call
+        try:
+            candidates, call = await _candidates(row, extractor)
+        except ExtractionFailed as exc:
+            call = exc.call
+            raise
         async with db.write() as conn:
             current = (await conn.execute(select(s.memory_evidence.c.eligible, s.memory_evidence.c.extract_status).where(
                 s.memory_evidence.c.id == evidence_id))).first()
+            await _record_call(conn, call, row.task_id)  # spent either way (token counts only, no text)
             if current is None or not current.eligible or current.extract_status in ("done", "skipped"):
                 return []  # revoked or read by another pass meanwhile
-            if call is not None:
-                await conn.execute(insert(s.model_calls).values(dict(
-                    {"cache_write_tokens": 0, **call}, task_id=row.task_id, purpose="memory", created_at=clock.now())))
             touched = []
             for candidate in candidates:
                 version_id = await store.apply(conn, candidate, task_id=row.task_id, evidence_created=row.created_at)
@@ -89,10 +117,21 @@ async def extract_evidence(db: Any, evidence_id: str, *, extractor: RemoteExtrac
             return touched
     except Exception as exc:  # noqa: BLE001 — memory must never sink the task (F5)
         log.warning("memory extraction of %s failed (%s); it will be retried", evidence_id, type(exc).__name__)
-        async with db.write() as conn:
-            await conn.execute(update(s.memory_evidence).where(s.memory_evidence.c.id == evidence_id).values(
-                extract_status="failed", attempts=s.memory_evidence.c.attempts + 1))
+        try:
+            async with db.write() as conn:
+                await _record_call(conn, call, task_id)
+                evidence = s.memory_evidence.c
+                await conn.execute(update(s.memory_evidence).where(  # another process's reading may have won
+                    evidence.id == evidence_id, evidence.extract_status.in_(("pending", "failed"))).values(
+                    extract_status="failed", attempts=evidence.attempts + 1))
+        except Exception as again:  # noqa: BLE001 — the row stays pending; the next pass reads it
+            log.warning("memory could not mark %s failed (%s)", evidence_id, type(again).__name__)
         return []
+    finally:
+        _IN_FLIGHT.discard(key)
+
+
+_IN_FLIGHT: set[tuple[int, str]] = set()  # evidence being read by this process (a pass and a message at once)
 
 
 async def _candidates(row: Any, extractor: RemoteExtractor | None) -> tuple[list[Candidate], dict[str, Any] | None]:
@@ -101,6 +140,8 @@ async def _candidates(row: Any, extractor: RemoteExtractor | None) -> tuple[list
     answer = await extractor([{"evidence_id": row.id, "text": row.text}])
     call = None
     if isinstance(answer, Extraction):
+        if answer.error:
+            raise ExtractionFailed(answer.error, answer.call)
         answer, call = answer.answer, answer.call
     valid, dropped = validate_candidates(answer, {row.id})
     if dropped:

@@ -128,6 +128,9 @@ class Planner:
         return ModelReply(content=phrase(key, self.lang, **fields))
 
     def next(self) -> ModelReply:
+        replan = self.hints.get("replan")
+        if replan and not self.new and "update_plan" in self.tools and self.hints.get("task_kind") == "persistent":
+            return self.plan(replan["new"]["goal"])  # the goal changed: the checklist is rebuilt from the new goal
         errors = [r["data"]["error"] for r in self.results if "error" in r["data"]]
         if errors and not self.new:
             return ModelReply(content="; ".join(errors))
@@ -216,6 +219,11 @@ class Planner:
         resolved = self.resolve(args, step)
         if tool in PARALLEL:
             resolved["step"] = step["id"]
+            lost = next((r.get("deleted") or [] for r in self.hints.get("repair") or [] if r.get("step") == step["id"]),
+                        [])
+            media = next((m for m, t in GENERATE.items() if t == tool), "")
+            if len(lost) == 1 and "output" not in resolved and lost[0].lower().endswith(OUTPUT_EXT.get(media, ())):
+                resolved["output"] = lost[0]  # a repair makes the deleted result again where it was
         return ToolCall(tool, resolved)
 
     def resolve(self, args: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:

@@ -42,7 +42,8 @@ async def graph_states(db: Any, task_id: str) -> list[dict[str, Any]]:
         entry["nodes"] = [{"id": st.id, "type": st.type, "label": graph.node(st.id).label, "state": st.state,
                            "key": st.key[:16] if st.key else None, "result": st.artifact,
                            "job_id": st.record.job_id if st.record is not None else None,
-                           "runs": st.record.runs if st.record is not None else 0, "error": st.error}
+                           "runs": st.record.runs if st.record is not None else 0, "error": st.error,
+                           "missing": st.missing}
                           for st in states.values()]
         entry["summary"] = summary(states)
         out.append(entry)

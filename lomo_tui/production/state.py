@@ -7,7 +7,7 @@ is stale exactly when something it reads changed — the creator's edit of the c
 or the agent's edit of a node's params — and a node whose inputs did not change keeps its key and its result.
 
 States: ``waiting`` (an input is not made yet), ``ready`` (never made), ``running``, ``done``, ``stale`` (made
-from inputs that changed since), ``failed``, ``skipped``.
+from inputs that changed since, or its result file is gone: ``missing``), ``failed``, ``skipped``.
 """
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ class NodeState:
     artifact: str | None = None
     record: Any = None
     error: str | None = None
+    missing: bool = False  # stale because its result file is gone (the creator deleted it): made or restored again
 
 
 def digest_bytes(data: bytes) -> str:
@@ -55,8 +56,16 @@ def node_key(graph_path: str, node_id: str, type_: str, params: Mapping[str, Any
     """The node's identity for reuse: same key, same result (never made, ordered or charged again). PARAMS may be
     given as their canonical JSON text already (`Graph.params_text`)."""
     text = params if isinstance(params, str) else json.dumps(params, sort_keys=True, ensure_ascii=False, default=str)
-    ports = "\x00".join(f"{port}={value.digest}" for port, value in sorted(inputs.items()))
-    return digest_text(f"{graph_path}\x00{node_id}\x00{type_}\x00{text}\x00{ports}")
+    memo = (graph_path, node_id, type_, text, *(f"{port}={value.digest}" for port, value in sorted(inputs.items())))
+    key = _KEYS.get(memo)
+    if key is None:
+        if len(_KEYS) >= _DIGESTS_MAX:
+            _KEYS.clear()
+        key = _KEYS[memo] = digest_text("\x00".join(memo[:4]) + "\x00" + "\x00".join(memo[4:]))
+    return key
+
+
+_KEYS: dict[tuple[str, ...], str] = {}  # a node's key once per (params, input digests): a wake re-keys nothing
 
 
 _DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, mtime_ns, size) → digest: a file is hashed once per change
@@ -82,11 +91,32 @@ def _file_digest(root: Path, rel: str | None, cache: dict[str, str | None]) -> s
     return cache[rel]
 
 
+_BOARDS: dict[tuple[str, int, int], tuple[dict[str, Value], str | None]] = {}  # (path, mtime_ns, size) → parsed
+
+
 def _source_outputs(node: Any, root: Path) -> tuple[dict[str, Value], str | None]:
     if node.type == BRIEF:
         text = str(node.params.get("text", ""))
         return {"text": Value(digest_text(text), text)}, None
     path = str(node.params.get("path") or "")
+    try:
+        full = os.path.join(root, path)
+        stat = os.stat(full) if path else None
+    except OSError:
+        stat = None
+    seen = (full, stat.st_mtime_ns, stat.st_size) if stat is not None else None
+    if seen is not None and seen in _BOARDS:  # a storyboard is read and parsed once per change
+        outputs, error = _BOARDS[seen]
+        return dict(outputs), error
+    parsed = _parse_board(root, path)
+    if seen is not None:
+        if len(_BOARDS) >= 64:
+            _BOARDS.clear()
+        _BOARDS[seen] = parsed
+    return dict(parsed[0]), parsed[1]
+
+
+def _parse_board(root: Path, path: str) -> tuple[dict[str, Value], str | None]:
     try:
         text = (root / path).read_text(encoding="utf-8") if path else ""
     except (OSError, UnicodeDecodeError):
@@ -169,8 +199,8 @@ def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: s
         elif state.state == "done":
             state.artifact = record.artifact
             digest = _file_digest(root, record.artifact, files)
-            if digest is None:
-                state.state, state.error = "failed", f"its result {record.artifact} is gone from the workspace"
+            if digest is None:  # deleted (by the creator): stale, made (or restored from the results store) again
+                state.state, state.missing = "stale", True
             else:
                 state.outputs = {"out": Value(digest, record.artifact)}
     return states

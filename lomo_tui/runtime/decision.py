@@ -14,19 +14,22 @@ between the steps of a turn before the model is asked again — and the decision
 | `pause`   | paused or stopped: only the creator's resume runs it      |
 
 Waiting never costs a model call: when only a human checkpoint is left the runtime opens the card itself
-(D3), and a finished goal goes quiet.
+(D3), and a finished goal goes quiet. Repair (a done step's result deleted or broken, its evidence expired) and
+replan (the creator changed the goal after the plan was written) are carried out by the runtime before the next
+turn — steps re-checked and re-opened, an outdated plan marked, the next turn told what to do
+(runtime/remedy.py) — never discovered by a model call.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
+from .. import clock
 from ..ledger import Ledger
 from ..store import schema as s
-from ..tasks import checklist
+from ..tasks import checklist, evidence, replan
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -50,9 +53,10 @@ class TaskState:
     live_jobs: int = 0
     pending_gates: int = 0
     retry_at: float | None = None  # a transient failure's back-off: run again then
-    goal_after_plan: bool = False  # the goal changed after the checklist was last revised
+    goal_after_plan: bool = False  # the creator changed the goal after the checklist was last written
     missing: tuple[str, ...] = ()  # artifacts a done step made that are gone from the workspace
-    now: float = field(default_factory=time.time)
+    stale: tuple[str, ...] = ()  # why done steps' evidence no longer holds (a file changed or broke, it expired)
+    now: float = field(default_factory=clock.now)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def decide(state: TaskState) -> Decision:
         return Decision("run", "now", "the creator's message is unread")
     if state.kind == "main":
         return Decision("quiet", "event", "the main thread runs only for a message")
-    if state.status == "done":
+    if state.status == "done" and not (state.planned and (state.missing or state.stale or state.goal_after_plan)):
         return Decision("quiet", "event", "finished")
     if state.retry_at is not None and state.retry_at > state.now:
         return Decision("wait", "backoff", "a transient failure: trying again later", until=state.retry_at)
@@ -92,8 +96,10 @@ def decide(state: TaskState) -> Decision:
         return Decision("wait", "creator", "no plan yet: waiting for the creator")
     if state.missing:
         return Decision("repair", "now", f"{', '.join(state.missing)} is gone: the task runs to repair it")
-    if state.goal_after_plan and state.open_steps:
-        return Decision("replan", "now", "the goal changed after the plan was made")
+    if state.stale:
+        return Decision("repair", "now", f"{state.stale[0]}: the step is checked again, and repaired if broken")
+    if state.goal_after_plan:
+        return Decision("replan", "now", "the creator changed the goal after the plan was made")
     if not state.open_steps:
         return Decision("quiet", "event", "checklist complete")
     if state.open_steps[0]:
@@ -103,6 +109,7 @@ def decide(state: TaskState) -> Decision:
 
 async def read_state(conn: AsyncConnection, task_id: str) -> TaskState:
     """The task's state as `decide` reads it."""
+    now = clock.now()
     task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).one()
     inbox = (await conn.execute(select(func.count()).select_from(s.inbox).where(
         s.inbox.c.task_id == task_id, s.inbox.c.status == "pending"))).scalar() or 0
@@ -114,22 +121,19 @@ async def read_state(conn: AsyncConnection, task_id: str) -> TaskState:
         s.gates.c.task_id == task_id, s.gates.c.status == "pending"))).scalar() or 0
     backoff = (await conn.execute(select(s.turns.c.wait_ref).where(
         s.turns.c.task_id == task_id, s.turns.c.status == "waiting", s.turns.c.wait_kind == "backoff"))).scalar()
-    revised = (await conn.execute(select(func.max(s.checklist.c.updated_at)).where(
-        s.checklist.c.task_id == task_id))).scalar()
-    goal_at = (await conn.execute(select(func.max(s.task_goal_versions.c.at)).where(
-        s.task_goal_versions.c.task_id == task_id, s.task_goal_versions.c.who.like("creator%")))).scalar()
-    missing = (await conn.execute(select(s.objects.c.path).distinct().join(
-        s.checklist_links, s.checklist_links.c.object_id == s.objects.c.id).join(
-        s.checklist, s.checklist.c.id == s.checklist_links.c.item_id).where(
-        s.checklist.c.task_id == task_id, s.checklist.c.state == "done", s.objects.c.deleted.is_(True)))).scalars()
+    changed = await replan.pending(conn, task_id) if steps else None
+    stale = await evidence.stale(conn, task_id, now) if steps else {}
+    missing = {r.cur_path for _, rows in stale.values() for r in rows if r.gone and r.cur_path}
+    broken = {why for why, rows in stale.values() if not any(r.gone for r in rows)}
     return TaskState(kind=task.kind, status=task.status, archived=bool(task.archived), inbox=inbox,
                      planned=bool(steps), open_steps=open_steps, live_jobs=jobs, pending_gates=gates,
-                     retry_at=float(backoff) if backoff else None,
-                     goal_after_plan=bool(revised and goal_at and goal_at > revised),
-                     missing=tuple(sorted(missing)))
+                     retry_at=float(backoff) if backoff else None, goal_after_plan=changed is not None,
+                     missing=tuple(sorted(missing)), stale=tuple(sorted(broken)),
+                     now=now)
 
 
 async def record(conn: AsyncConnection, task_id: str, turn_id: str | None, decision: Decision, *,
-                 stage: str) -> None:
-    """The decision as a `run_decided` event (STAGE: where it was made: turn_end, step, gate_answered)."""
-    await Ledger.event(conn, "run_decided", task_id, turn_id, stage=stage, **decision.event())
+                 stage: str, **extra: Any) -> None:
+    """The decision as a `run_decided` event (STAGE: where it was made: turn_end, step, gate_answered,
+    goal_changed; EXTRA: e.g. the `outcome` of a repair or replan the runtime carried out, runtime/remedy.py)."""
+    await Ledger.event(conn, "run_decided", task_id, turn_id, stage=stage, **decision.event(), **extra)

@@ -9,7 +9,8 @@ transaction that recorded it:
 - a gate answered       → a clarify card delivers the words as chosen (A4); a checkpoint completes its step;
                           a failure card retries, waits or stops; the task goes on unless it was stopped;
 - a job settled         → the turn waiting on it is queued again (D3);
-- a gate overdue        → it expires as declined, and its turn is re-checked.
+- a gate overdue        → it expires as declined, and its turn is re-checked;
+- a task finished       → unless the model already said so, Lomo says it is done and what it made.
 
 Nothing here imports the UI. Only the runtime imports this module.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
@@ -24,13 +26,14 @@ from sqlalchemy import insert, select, update
 from .. import clock
 from ..language import message
 from ..governance import gates
+from ..language import phrase
 from ..ledger import TERMINAL_TASK, Claim, Ledger, ensure_turn, now
 from ..router import deterministic, index, memory
 from ..store import schema as s
 from ..store.engine import Database
 from ..studio.service import cancel_task_jobs
 from ..tasks import checklist, evidence, stopcheck
-from . import decision
+from . import decision, remedy
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -42,6 +45,7 @@ class Reactions:
     def __init__(self, ledger: Ledger, time_scale: float = 1.0) -> None:
         self.ledger = ledger
         self.time_scale = time_scale  # scales the stop check's back-off after a transient failure
+        self.root: Path | None = None  # the workspace folder (the runtime's); None: where each file is
 
     # ---- a turn completed ----------------------------------------------------------------------
     async def turn_completed(self, conn: AsyncConnection, ledger: Ledger, claim: Claim) -> None:
@@ -55,6 +59,10 @@ class Reactions:
             await ledger.set_task_status(conn, claim.task_id, "active")
             return
         verdict = await stopcheck.decide(conn, task, turn, self.time_scale)
+        remedied = await self._remedied(conn, claim) if task.kind != "main" and (
+            verdict.status == "done" or verdict.next_turn) else None
+        if remedied:
+            return
         await ledger.set_task_status(conn, claim.task_id, verdict.status, verdict.reason)
         if verdict.next_turn:
             await ledger.ensure_turn(conn, claim.task_id)
@@ -63,9 +71,48 @@ class Reactions:
         elif verdict.status in ("done", "blocked"):
             await ledger.event(conn, f"task_{'finished' if verdict.status == 'done' else 'blocked'}", claim.task_id,
                                reason=verdict.reason)
-        if task.kind != "main":  # the main thread runs only for a message: nothing automatic to decide
+            if verdict.status == "done":
+                await self.say_finished(conn, claim.task_id)
+        if task.kind != "main" and remedied is None:  # the main thread runs only for a message
             await decision.record(conn, claim.task_id, claim.turn_id,
                                   decision.decide(await decision.read_state(conn, claim.task_id)), stage="turn_end")
+
+    async def _remedied(self, conn: AsyncConnection, claim: Claim) -> bool | None:
+        """A turn that finished its checklist (or goes on) while a result broke or the goal changed: the runtime
+        repairs or marks the plan (runtime/remedy.py) and the next turn goes on with it, instead of the task
+        ending on a hole. A replan the turn was already told about is left to the stop check. Returns None when
+        there was nothing to act on, False when it acted (recorded) and the stop check's verdict stands."""
+        chosen = decision.decide(dataclasses.replace(await decision.read_state(conn, claim.task_id), status="active"))
+        if chosen.action not in remedy.ACTS or (chosen.action == "replan"
+                                                and await remedy.told(conn, claim.task_id, claim.turn_id)):
+            return None
+        after = await remedy.act(conn, claim.task_id, claim.turn_id, chosen, stage="turn_end", root=self.root)
+        if after.action not in remedy.GOES_ON:
+            return False
+        await self.ledger.ensure_turn(conn, claim.task_id)
+        await self.ledger.set_task_status(conn, claim.task_id, "active", after.reason)
+        return True
+
+    # ---- a task finished -----------------------------------------------------------------------
+    async def say_finished(self, conn: AsyncConnection, task_id: str) -> None:
+        """A persistent task that finished without a closing word from the model (the runtime settled it:
+        the last job came back, or the creator approved the last checkpoint) tells the creator it is done
+        and what it made, in the task's language. A one-shot shows its result on its card (D3)."""
+        task = await self.ledger.task_row(conn, task_id)
+        if task.kind != "persistent":
+            return
+        last = (await conn.execute(select(s.messages.c.role, s.messages.c.content, s.messages.c.tool_calls).where(
+            s.messages.c.task_id == task_id).order_by(s.messages.c.id.desc()).limit(1))).first()
+        if last is not None and last.role == "assistant" and (last.content or "").strip() and not last.tool_calls:
+            return  # the model's own last word stands
+        made: list[str] = []
+        for item in await checklist.items(conn, task_id):
+            made += [path for path in item.artifacts if path not in made]
+        text = phrase("all_done", task.language or "en", title=task.title)
+        if made:
+            text += "\n" + ", ".join(made)
+        await conn.execute(insert(s.messages).values(task_id=task_id, role="assistant", content=text,
+                                                     created_at=clock.now()))
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
@@ -96,11 +143,15 @@ class Reactions:
         gets its card, neither asking the model."""
         state = dataclasses.replace(await decision.read_state(conn, task_id), status="active")
         chosen = decision.decide(state)
-        await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
+        if chosen.action in remedy.ACTS:  # a result broke or the goal changed: the runtime acts on it first
+            chosen = await remedy.act(conn, task_id, gate.turn_id, chosen, stage="gate_answered", root=self.root)
+        else:
+            await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
         if chosen.action == "quiet":
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                 status="done", status_reason=chosen.reason, updated_at=clock.now()))
             await self.ledger.event(conn, "task_finished", task_id, reason=chosen.reason)
+            await self.say_finished(conn, task_id)
         elif chosen.action == "ask":
             task = await self.ledger.task_row(conn, task_id)
             head = next(i for i in await checklist.items(conn, task_id) if i.state in checklist.OPEN)

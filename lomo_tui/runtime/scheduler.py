@@ -38,6 +38,7 @@ from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
 from ..base.bus import Bus, Notice
 from ..ledger import Ledger
+from . import remedy
 from .reactions import Reactions, resolve_gate
 from .space import SpaceWatch
 from .turns import TurnRunner
@@ -58,12 +59,13 @@ class Runtime:
         self.faults = Faults(settings.faults)
         self.registry: Registry = default_registry()
         self.workspace = Workspace(settings.workspace, self.db)
+        self.reactions.root = self.workspace.root  # a repair judges the task's files there (runtime/remedy.py)
         self.budget = Budget.from_config(settings.section("budget"))
         self.studio = Studio(self)
         self.vectors = TaskVectors(self)
         self.rekey = SearchRekey(self.db)
         self.model: ModelClient = model or make_model(settings, self.ledger.count_model_calls)
-        self.memory_models = memory.MemoryModels(self.db, settings, self.model)  # remote extraction, vectors
+        self.memory_models = memory.MemoryModels(self.db, settings, lambda: self.model)  # remote extraction, vectors
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.errors: list[str] = []
@@ -282,6 +284,9 @@ class Runtime:
                          f"free per call up to {self.budget.free_per_call:.2f} {c}. Autonomy: {task.autonomy}.")
             hints.update(spent=spent, plan_allowance=allowance, spent_today=today,
                          **await self.workspace.task_views(conn, task.id))
+            remedies, remedy_hints = await remedy.context(conn, task.id, steps)  # what to repair or re-plan (J3)
+            extra.extend(remedies)
+            hints.update(remedy_hints)
         notices = await self.workspace.open_notices(conn, task.id)
         if notices:
             extra.append("Files changed by the creator since you read them:\n" + "\n".join(f"- {n}" for n in notices))
@@ -330,6 +335,9 @@ class Runtime:
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None,
                            by: str = "creator") -> Any:
         """The creator answers a gate: record it and what it sets going (reactions), then wake that."""
+        async with self.db.read() as conn:
+            task_id = (await conn.execute(select(s.gates.c.task_id).where(s.gates.c.id == gate_id))).scalar()
+        await remedy.sync_results(self.workspace, task_id)  # the decision after it reads the files as they are
         gate = await resolve_gate(self.db, gate_id, approve=approve, option=option, by=by, reactions=self.reactions)
         await self.poke(gate.turn_id)
         await self.sweep()  # a clarify answer or a checkpoint may have queued a turn elsewhere

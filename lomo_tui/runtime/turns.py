@@ -25,7 +25,7 @@ from ..store.engine import DiskFull, fetch
 from ..tasks import checklist, stopcheck, transition
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
-from . import context, decision
+from . import context, decision, remedy
 from ..base.bus import Notice
 from ..base.ids import call_key
 from ..ledger import Claim, StartedCall
@@ -471,15 +471,22 @@ class TurnRunner:
             return False
         async with self.rt.db.read() as conn:
             chosen = decision.decide(await decision.read_state(conn, task.id))
-            if chosen.action == "quiet":
+        acted = chosen.action in remedy.ACTS
+        if acted:  # a result broke or the goal changed: the runtime re-opens or marks first (runtime/remedy.py)
+            async with self.ledger.fenced(self.claim) as conn:
+                chosen = await remedy.act(conn, task.id, self.claim.turn_id, chosen, stage="step",
+                                          root=self.rt.workspace.root)
+        if chosen.action == "quiet":
+            async with self.rt.db.read() as conn:
                 asked = (await conn.execute(select(s.inbox.c.id).where(
                     s.inbox.c.consumed_turn == self.claim.turn_id, s.inbox.c.source == "creator").limit(1))).first()
-                if asked is not None:
-                    return False
+            if asked is not None:
+                return False
         if chosen.action not in ("ask", "quiet"):
             return False
-        async with self.ledger.fenced(self.claim) as conn:
-            await decision.record(conn, task.id, self.claim.turn_id, chosen, stage="step")
+        if not acted:
+            async with self.ledger.fenced(self.claim) as conn:
+                await decision.record(conn, task.id, self.claim.turn_id, chosen, stage="step")
         return True
 
     async def _failing_again(self, task: Any) -> bool:

@@ -182,9 +182,11 @@ objects = Table(
     Column("updated_at", Float, nullable=False),
 )
 Index("ix_objects_path", objects.c.path)
-# one live object per path in a workspace (0009)
+# one live object per path in a workspace: migration 0009 makes it partial (WHERE NOT deleted) on SQLite and
+# PostgreSQL alike; the condition is named here for SQLite only, since a postgresql_* keyword would load
+# SQLAlchemy's PostgreSQL dialect (~30 ms) on every start.
 Index("uq_objects_live_path", objects.c.workspace_id, objects.c.path, unique=True,
-      sqlite_where=objects.c.deleted == false(), postgresql_where=objects.c.deleted == false())
+      sqlite_where=objects.c.deleted == false())
 Index("ix_objects_updated", objects.c.updated_at)
 
 object_versions = Table(

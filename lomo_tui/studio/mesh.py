@@ -32,7 +32,7 @@ SHAPE_WORDS: Table = {
     "character": SUBJECT_WORDS["person"] + ("character*", "robot*", "figure*", "avatar*", "hero", "人物",
                                             "角色", "机器人", "キャラ", "ロボット", "フィギュア",
                                             "персонаж*", "робот*", "фигур*"),
-    "animal": SUBJECT_WORDS["cat"] + SUBJECT_WORDS["dog"] + ("animal*", "pet", "horse*", "动物", "動物",
+    "animal": SUBJECT_WORDS["cat"] + SUBJECT_WORDS["dog"] + SUBJECT_WORDS["fox"] + ("animal*", "pet", "horse*", "动物", "動物",
                                                              "животн*", "лошад*"),
 }
 DEFAULT_SHAPE = "cube"

@@ -66,6 +66,15 @@ class WithEmbeddedFallback:
         self.remote_kinds = frozenset(getattr(remote, "models", {}))
         self._embedded_open: set[str] = set()
 
+    @property
+    def image_references(self) -> bool:
+        """Whether the remote image model takes reference images (see LiteLLMStudio)."""
+        return bool(getattr(self.remote, "image_references", False))
+
+    @property
+    def models(self) -> dict[str, Any]:
+        return dict(getattr(self.remote, "models", {}))
+
     def _owner(self, provider_job_id: str) -> Any:
         return self.embedded if provider_job_id.startswith("emb-") else self.remote
 

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import fnmatch
 import hashlib
 import logging
+import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
 
@@ -35,7 +38,9 @@ log = logging.getLogger("lomo.studio")
 
 SERVICE_KEYS = frozenset({"provider", "deadline_seconds"})  # read by the generation service, not here
 CONFIG_KEYS = frozenset({"image_model", "video_model", "speech_model", "voice", "api_base", "api_key", "timeout",
-                         "poll_seconds", "image_sizes", "video_sizes", "video_durations", "audio_format"})
+                         "poll_seconds", "image_sizes", "video_sizes", "video_durations", "audio_format",
+                         "image_references"})
+REFERENCES_FILE = Path(__file__).with_name("data") / "image_references.toml"
 NO_3D = "no 3D endpoint through litellm; use the embedded studio for 3D"
 STATUS_WORDS: dict[str, str] = {
     **dict.fromkeys(("queued", "pending", "submitted", "created", "waiting", "not_started", "scheduled",
@@ -148,6 +153,7 @@ class LiteLLMStudio:
         self.video_sizes = _sizes(config, "video_sizes")
         self.video_durations = sorted(float(s) for s in config.get("video_durations") or [])
         self.audio_format = config.get("audio_format") or None
+        self.image_references = takes_references(self.models["image"], config.get("image_references"))
         self.spool = spool
         self._jobs: dict[str, _Job] = {}
         self._by_key: dict[str, str] = {}
@@ -284,8 +290,8 @@ class LiteLLMStudio:
         size = _nearest(params.get("size_px"), self.image_sizes)
         if size:
             args["size"] = size
-        inputs = [Path(p) for p in params.get("input_files") or []]
-        if inputs:
+        inputs = [Path(p) for p in params.get("input_files") or []] if self.image_references else []
+        if inputs:  # reference images (a key frame's character sheet and scene): the edit call takes them
             images = [await asyncio.to_thread(p.read_bytes) for p in inputs]
             args["image"] = images if len(images) > 1 else images[0]
             response = await self._call(model, "making the image", lambda lt: lt.aimage_edit(**args), submitting=True)
@@ -507,6 +513,22 @@ class LiteLLMStudio:
                 await sink(event)
             except Exception:  # noqa: BLE001 — a subscriber's failure must not stop the loop
                 log.exception("studio subscriber failed on %s", event)
+
+
+@lru_cache(maxsize=1)
+def _reference_patterns() -> tuple[str, ...]:
+    with REFERENCES_FILE.open("rb") as fh:
+        return tuple(tomllib.load(fh).get("takes_references", ()))
+
+
+def takes_references(model: str | None, override: Any = None) -> bool:
+    """Whether the image MODEL takes reference images (litellm's image edit call with several images): the
+    `[studio] image_references` setting when given, else the list in data/image_references.toml."""
+    if override is not None and override != "auto":
+        if isinstance(override, str):
+            return override.strip().lower() in ("true", "yes", "1", "on")
+        return bool(override)
+    return bool(model) and any(fnmatch.fnmatchcase(str(model), pattern) for pattern in _reference_patterns())
 
 
 def _field(obj: Any, name: str, default: Any = None) -> Any:

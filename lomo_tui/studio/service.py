@@ -27,6 +27,7 @@ from ..tasks import evidence as steps_evidence
 from ..workspace.files import atomic_write, replace_if_unchanged
 from ..workspace.errors import WorkspaceError
 from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
+from .results import keep as keep_result
 from .. import clock
 
 if TYPE_CHECKING:
@@ -270,10 +271,18 @@ class Studio:
         fallback = self.host.settings.workspace / f"renders/{job.kind if job.kind != '3d' else 'meshes'}/" \
             f"{slug(job.prompt)}-{job.id[-6:]}.{ext}"
 
+        superseded = False  # a later order for the same output path owns it now (fenced by order, not just content)
+
         def store() -> tuple[str, Any, str]:  # one trip to a thread: folder, write, hash of the bytes in hand
             nonlocal path, rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            if path != fallback and "output_base" in params:  # a remade piece: only over the version it was made from
+            if params.get("keep"):  # a production result: its bytes stay restorable by hash (studio/results.py)
+                keep_result(self.host.settings.workspace, data, ext)
+            if path != fallback and superseded:
+                log.info("job %s: a later order writes %s; this older result goes to a new file", job.id, rel)
+                path, rel = fallback, str(fallback.relative_to(self.host.settings.workspace))
+                path.parent.mkdir(parents=True, exist_ok=True)
+            elif path != fallback and "output_base" in params:  # a remade piece: only over the version it was made from
                 before = path.read_bytes() if path.is_file() else None
                 if replace_if_unchanged(path, data, params["output_base"]):
                     previous.extend([before] if before is not None else [])
@@ -301,6 +310,7 @@ class Studio:
                                                        updated_at=t, finished_at=t))
                     settled = None if moved.rowcount else "moved"
                 if settled is None:
+                    superseded = bool(wanted and params.get("keep") and await self._superseded(conn, job, wanted))
                     digest, path, rel = await asyncio.to_thread(store)
                     written = True
                     if rel != (params.get("output") or rel):  # the creator's newer save stayed; say where this went
@@ -345,6 +355,15 @@ class Studio:
         else:
             self.host.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job.id, path=rel)
         self._woken(job.turn_id, requeued)
+
+    async def _superseded(self, conn: Any, job: Any, output: str) -> bool:
+        """Whether an order placed after JOB writes the same OUTPUT path (and may still deliver): then JOB's
+        late result must not take the path that order owns."""
+        later = (await conn.execute(select(s.jobs.c.id).where(
+            s.jobs.c.workspace == self.workspace_key, s.jobs.c.id != job.id, s.jobs.c.created_at > job.created_at,
+            s.jobs.c.status.notin_(("failed", "cancelled", "expired")),
+            s.jobs.c.params["output"].as_string() == output))).first()
+        return later is not None
 
     async def _requeue(self, conn: Any, turn_id: str | None) -> bool:
         """Queue the job's turn in the transaction that settles the job, so no observer (run-once's quiescence

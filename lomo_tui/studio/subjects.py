@@ -13,6 +13,8 @@ from .palette import RGB, Palette
 SUBJECT_WORDS: Table = {
     "cat": ("cat", "kitten*", "kitty", "猫", "ネコ", "ねこ", "кот", "кота", "коту", "котом", "коты",
             "котик*", "котен*", "кошк*"),
+    "fox": ("fox", "foxes", "vixen", "狐狸", "狐", "キツネ", "きつね", "лис", "лиса", "лису", "лисы", "лисой",
+            "лисиц*", "лисен*", "лисичк*"),
     "dog": ("dog", "puppy", "puppies", "pup", "狗", "犬", "いぬ", "イヌ", "собак*", "пес", "щен*"),
     "tree": ("tree", "pine*", "oak", "树", "樹", "木", "дерев*", "елк*", "ель", "сосн*"),
     "mountain": ("mountain*", "peak*", "alps", "山", "гора", "горы", "гор", "горах", "горн",
@@ -90,6 +92,20 @@ def _dog(pen: Pen, p: Palette, rng: Random) -> None:
     pen.circle(0.45, 0.77, 0.025, p.accent)
 
 
+def _fox(pen: Pen, p: Palette, rng: Random) -> None:
+    c = p.subject
+    pen.oval(-0.40, 0.22, 0.26, 0.52, c)  # a long, low body
+    for u in (-0.34, -0.22, 0.10, 0.20):
+        pen.rect(u, 0, u + 0.07, 0.32, c, 0.03)
+    pen.poly([(-0.36, 0.40), (-0.62, 0.52), (-0.86, 0.34), (-0.70, 0.18), (-0.48, 0.24)], c)  # brush
+    pen.poly([(-0.86, 0.34), (-0.70, 0.18), (-0.78, 0.24)], p.light)  # its pale tip
+    pen.poly([(0.16, 0.42), (0.30, 0.74), (0.62, 0.54), (0.40, 0.40)], c)  # head and pointed snout
+    pen.poly([(0.24, 0.66), (0.24, 0.90), (0.36, 0.72)], c)  # ears
+    pen.poly([(0.32, 0.70), (0.40, 0.92), (0.45, 0.68)], c)
+    pen.poly([(0.36, 0.44), (0.62, 0.54), (0.44, 0.40)], p.light)  # white muzzle
+    pen.circle(0.40, 0.60, 0.025, p.accent)
+
+
 def _tree(pen: Pen, p: Palette, rng: Random) -> None:
     c = p.subject
     pen.rect(-0.06, 0, 0.06, 0.50, c)
@@ -146,6 +162,6 @@ def _flower(pen: Pen, p: Palette, rng: Random) -> None:
 Draw = Callable[[Pen, Palette, Random], None]
 
 FOREGROUND: dict[str, Draw] = {
-    "cat": _cat, "dog": _dog, "tree": _tree, "person": _person, "car": _car, "house": _house,
+    "cat": _cat, "dog": _dog, "fox": _fox, "tree": _tree, "person": _person, "car": _car, "house": _house,
     "flower": _flower,
 }

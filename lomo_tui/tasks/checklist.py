@@ -51,14 +51,17 @@ async def items(conn: AsyncConnection, task_id: str, *, include_removed: bool = 
     if rows:
         for link in (await conn.execute(select(s.checklist_links.c.item_id, s.objects.c.path).join(
                 s.objects, s.objects.c.id == s.checklist_links.c.object_id).where(
-                s.checklist_links.c.item_id.in_([r.id for r in rows])))).all():
+                s.checklist_links.c.item_id.in_([r.id for r in rows]),
+                s.objects.c.deleted.is_(False)))).all():  # a deleted result stays linked, not listed
             links.setdefault(link.item_id, []).append(link.path)
-    from . import evidence  # evidence builds on this module
+    from . import evidence, replan  # both build on this module
 
     why = await evidence.why_stale(conn, task_id) if rows else {}
+    outdated = await replan.outdated(conn, task_id) if rows else {}
     return [Item(r.id, r.position, r.title, r.state, bool(r.needs_confirmation), r.tool,
                  json.loads(r.args) if isinstance(r.args, str) else r.args, r.evidence, tuple(links.get(r.id, ())),
-                 why.get(r.id) or (r.evidence if r.state in OPEN and r.evidence.startswith("re-opened:") else ""))
+                 why.get(r.id) or (r.evidence if r.state in OPEN and r.evidence.startswith("re-opened:") else "")
+                 or outdated.get(r.id, ""))
             for r in rows]
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -153,7 +154,17 @@ async def _answer_source(conn: AsyncConnection, task_id: str, since: float) -> S
         s.gates.c.resolved_at.desc()).limit(1))).first()
     if row is None or str(row.resolved_by or "").startswith("lomo"):
         return None
-    return Source("creator_answer", gate_id=row.id, produced_at=row.resolved_at)
+    return Source("creator_answer", gate_id=row.id, produced_at=row.resolved_at,
+                  expires_at=answer_expiry(row.scope, row.resolved_at))
+
+
+def answer_expiry(scope: Any, answered_at: float | None) -> float | None:
+    """When a creator's answer stops holding (J2): a question asked with `valid_minutes` (a date, a price, an
+    availability — true for a while) gives an answer that expires that long after it was given; others never."""
+    minutes = (scope or {}).get("valid_minutes") if isinstance(scope, dict) else None
+    if not isinstance(minutes, (int, float)) or minutes <= 0 or answered_at is None:
+        return None
+    return float(answered_at) + float(minutes) * 60
 
 
 async def claimed_sources(conn: AsyncConnection, scope: Any, task_id: str, item_id: str,
@@ -377,7 +388,8 @@ async def complete_by_job(conn: AsyncConnection, root: Path, job: Any, item_id: 
 
 async def complete_by_answer(conn: AsyncConnection, gate: Any, item_id: str) -> bool:
     """A checkpoint the creator approved: their answer is the step's evidence."""
-    src = Source("creator_answer", gate_id=gate.id, produced_at=gate.resolved_at or clock.now())
+    answered = gate.resolved_at or clock.now()
+    src = Source("creator_answer", gate_id=gate.id, produced_at=answered, expires_at=answer_expiry(gate.scope, answered))
     verdict = Verdict(True, [src], [{"answer": gate.id, "by": gate.resolved_by}], [],
                       verify.Promise("answer"))
     await accept(conn, gate.task_id, item_id, verdict,
@@ -401,13 +413,16 @@ async def stale(conn: AsyncConnection, task_id: str | None = None, now: float | 
     for row in (await conn.execute(query)).all():
         why = ""
         if row.expires_at is not None and row.expires_at <= t:
-            why = "its evidence expired"
+            what = "the creator's answer" if row.kind == "creator_answer" else "its evidence"
+            why = f"{what} expired at {_when(row.expires_at)}"
         elif row.object_id is not None and row.gone:
             why = f"{row.cur_path} was deleted"
         elif row.object_id is not None and row.version is not None and (row.cur_version or 0) > row.version:
             creator = (await conn.execute(select(func.max(s.object_versions.c.version)).where(
                 s.object_versions.c.object_id == row.object_id, s.object_versions.c.version > row.version,
                 s.object_versions.c.author == "creator"))).scalar()
+            if creator is not None and row.kind == "read" and await _built_on(conn, row, creator):
+                creator = None  # the task has since written a version on top of the creator's: it saw their change
             if creator is not None:
                 why = f"{row.cur_path} changed after this step was checked (v{row.version} → v{row.cur_version}, by you)"
         if why:
@@ -415,6 +430,20 @@ async def stale(conn: AsyncConnection, task_id: str | None = None, now: float | 
             rows.append(row)
             found[row.item_id] = (reason, rows)
     return found
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+
+
+async def _built_on(conn: AsyncConnection, row: Any, creator_version: int) -> bool:
+    """Whether the task that read ROW's file has since saved a version of it after the creator's newest one (an
+    edit is refused unless it is based on the latest version, so that save took their change in: the flow drill
+    read v1, the creator saved v2, the agent's node edit applied on v2 as v3 — reading again would redo work)."""
+    mine = (await conn.execute(select(func.max(s.object_versions.c.version)).where(
+        s.object_versions.c.object_id == row.object_id, s.object_versions.c.author == "agent",
+        s.object_versions.c.task_id == row.task_id))).scalar()
+    return mine is not None and mine > creator_version
 
 
 async def why_stale(conn: AsyncConnection, task_id: str) -> dict[str, str]:
@@ -430,43 +459,62 @@ async def reopened(conn: AsyncConnection, task_id: str) -> dict[str, str]:
     return {r.id: r.evidence for r in rows}
 
 
-async def revalidate(db: Any, root: Path, task_id: str) -> list[dict[str, Any]]:
-    """READ phase: check again every done step of TASK_ID whose evidence went stale. A step whose file still
-    is what it promised (now the creator's version) stays done on new evidence; any other is re-opened.
-    Returns what was decided, one entry per step ({"item", "outcome": "revalidated" | "reopened", "why"})."""
+async def revalidate(db: Any, root: Path | None, task_id: str) -> list[dict[str, Any]]:
+    """READ phase: check again every done step of TASK_ID whose evidence went stale (see `recheck`), in a write
+    transaction of its own (nothing is written when nothing is stale)."""
     async with db.read() as conn:
         found = await stale(conn, task_id)
     if not found:
         return []
-    out = []
     async with db.write() as conn:
-        for item_id, (why, rows) in (await stale(conn, task_id)).items():  # again, inside the write
-            t = clock.now()
-            for row in rows:
-                await conn.execute(update(s.step_evidence).where(s.step_evidence.c.id == row.id).values(
-                    status="stale", reason=why))
-            live = [Source("object_version", r.cur_path, r.object_id, r.cur_version, produced_at=t)
-                    for r in rows if r.object_id is not None and not r.gone and r.kind in MADE]
-            verdict = await judge(conn, root, task_id, item_id, live, revalidation=True) if live and \
-                len(live) == len(rows) else None
-            step = await _step(conn, item_id)
-            if verdict is not None and verdict.ok:
-                where = ", ".join(f"{src.path} v{src.version}" for src in live)
-                await accept(conn, task_id, item_id, verdict, origin="revalidation",
-                             evidence=f"{step.evidence.split(' · checked again')[0]} · checked again on {where}")
-                await _event(conn, "evidence_revalidated", task_id, None, item=item_id, why=why, on=where)
-                out.append({"item": item_id, "outcome": "revalidated", "why": why})
-                continue
-            reason = why if verdict is None else f"{why}; {'; '.join(verdict.problems)}"
-            await conn.execute(update(s.checklist).where(s.checklist.c.id == item_id).values(
-                state="pending", done_at=None, updated_at=t, evidence=f"re-opened: {reason}"))
-            await _event(conn, "step_reopened", task_id, None, item=item_id, why=reason)
-            task = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == task_id))).scalar()
-            if task == "done":
-                await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                    status="idle", status_reason=f"step {step.position} re-opened: {reason}", updated_at=t))
-            out.append({"item": item_id, "outcome": "reopened", "why": reason})
+        return await recheck(conn, root, task_id)
+
+
+async def recheck(conn: AsyncConnection, root: Path | None, task_id: str, *, by: str = "read"
+                  ) -> list[dict[str, Any]]:
+    """Check again, in the caller's transaction, every done step of TASK_ID whose evidence went stale. A step
+    whose file still is what it promised (now the creator's version) stays done on new evidence; any other —
+    its file deleted, broken, of the wrong kind, or evidence that expired — is re-opened, with the reason in its
+    evidence line (`step_reopened`, data: item, why, by). ROOT: the workspace folder (None: the one the files
+    are in). BY: who decided it (the READ phase, or a `run_decided` repair). Returns one entry per step
+    ({"item", "outcome": "revalidated" | "reopened", "why"})."""
+    out = []
+    for item_id, (why, rows) in (await stale(conn, task_id)).items():
+        t = clock.now()
+        for row in rows:
+            await conn.execute(update(s.step_evidence).where(s.step_evidence.c.id == row.id).values(
+                status="stale", reason=why))
+        live = [Source("object_version", r.cur_path, r.object_id, r.cur_version, produced_at=t)
+                for r in rows if r.object_id is not None and not r.gone and r.kind in MADE]
+        folder = root if root is not None or not live else await _root_of(conn, live[0].object_id)
+        verdict = await judge(conn, folder, task_id, item_id, live, revalidation=True) if live and \
+            folder is not None and len(live) == len(rows) else None
+        step = await _step(conn, item_id)
+        if verdict is not None and verdict.ok:
+            where = ", ".join(f"{src.path} v{src.version}" for src in live)
+            await accept(conn, task_id, item_id, verdict, origin="revalidation",
+                         evidence=f"{step.evidence.split(' · checked again')[0]} · checked again on {where}")
+            await _event(conn, "evidence_revalidated", task_id, None, item=item_id, why=why, on=where, by=by)
+            out.append({"item": item_id, "outcome": "revalidated", "why": why})
+            continue
+        reason = why if verdict is None else f"{why}; {'; '.join(verdict.problems)}"
+        await conn.execute(update(s.checklist).where(s.checklist.c.id == item_id).values(
+            state="pending", done_at=None, updated_at=t, evidence=f"re-opened: {reason}"))
+        await _event(conn, "step_reopened", task_id, None, item=item_id, why=reason, by=by,
+                     paths=sorted({r.cur_path for r in rows if r.cur_path}))
+        task = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == task_id))).scalar()
+        if task == "done":
+            await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
+                status="idle", status_reason=f"step {step.position} re-opened: {reason}", updated_at=t))
+        out.append({"item": item_id, "outcome": "reopened", "why": reason})
     return out
+
+
+async def _root_of(conn: AsyncConnection, object_id: str | None) -> Path | None:
+    """The workspace folder an object is in (for a caller that has no workspace of its own)."""
+    found = (await conn.execute(select(s.workspaces.c.root).join(
+        s.objects, s.objects.c.workspace_id == s.workspaces.c.id).where(s.objects.c.id == object_id))).scalar()
+    return Path(found) if found else None
 
 
 async def verified_since(conn: AsyncConnection, task_id: str, since: float) -> int:

@@ -135,13 +135,20 @@ def register(reg: Registry) -> None:
                            "description": "the answers to choose from (default Yes / No)"},
                "deadline_minutes": {"type": "number", "exclusiveMinimum": 0,
                                     "description": "minutes to wait for an answer before going on without one"},
-               "if_unanswered": _desc("the option to go on with when the deadline passes (one of options)")},
+               "if_unanswered": _desc("the option to go on with when the deadline passes (one of options)"),
+               "valid_minutes": {"type": "number", "exclusiveMinimum": 0,
+                                 "description": "for an answer that holds only for a while (a date, a price, an "
+                                                "availability): minutes it stays true; then the step it completed "
+                                                "is checked again"}},
               ["question"]),
           side_effect="gate", idempotent=True, kinds=("main", "lightweight", "persistent"))
     async def ask_user(ctx: ToolContext, question: str, options: list[str] | None = None,
-                       deadline_minutes: float | None = None, if_unanswered: str | None = None) -> Any:
+                       deadline_minutes: float | None = None, if_unanswered: str | None = None,
+                       valid_minutes: float | None = None) -> Any:
         asked, options = options, options or ["Yes", "No"]
         scope: dict[str, Any] = {"turn": ctx.claim.turn_id, "description": "this task's next step"}
+        if valid_minutes is not None:
+            scope["valid_minutes"] = float(valid_minutes)  # the answer's evidence expires (tasks/evidence.py)
         deadline = None
         if deadline_minutes is not None:
             if if_unanswered is not None and if_unanswered not in options:

@@ -11,7 +11,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from ..studio.assembly import FORMATS, assemble
 from ..workspace.errors import WorkspaceError
 from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, tool
 
@@ -36,6 +35,8 @@ def _source(ctx: ToolContext, rel: str, what: str) -> Path:
 
 
 def _output(rel: str) -> tuple[str, str]:
+    from ..studio.assembly import FORMATS  # PIL and PyAV load when a film is cut, not at start-up
+
     stem, dot, suffix = rel.rpartition(".")
     if not dot or suffix.lower() not in FORMATS:
         raise ToolError(f"output {rel!r} must end in .mp4 (or .webp)", kind="bad_input")
@@ -52,6 +53,8 @@ def register(reg: Registry) -> None:
         stem, wanted = _output(output)
         sources = [_source(ctx, rel, "clip") for rel in clips]
         sound = _source(ctx, audio, "audio") if audio else None
+        from ..studio.assembly import assemble
+
         try:
             film = await asyncio.to_thread(assemble, sources, sound, fmt=wanted)
         except ValueError as exc:

@@ -27,7 +27,8 @@ def node_line(node: dict[str, Any]) -> Content:
     key = node.get("key") or "—"
     line = (f"{STATE_MARK.get(node['state'], '?')} [b]$id[/] [$text-muted]$type · $state · $key"
             + (" · $runs×" if node.get("runs") else "") + "[/]")
-    return Content.from_markup(line, id=node["id"], type=node["type"], state=node["state"], key=key[:8],
+    state = node["state"] + (" (its file is gone)" if node.get("missing") else "")
+    return Content.from_markup(line, id=node["id"], type=node["type"], state=state, key=key[:8],
                                runs=str(node.get("runs", 0)))
 
 
