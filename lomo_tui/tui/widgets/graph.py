@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from ...workspace.files import atomic_write
 from ...workspace.flows import dump_flow, parse_flow
-from ..strings import text
+from ..strings import has, text
 from .task_parts import ArtifactRow
 
 STATE_MARK = {"done": "[$success]●[/]", "running": "[$primary]◔[/]", "ready": "[$text-muted]○[/]",
@@ -23,11 +23,14 @@ STATE_MARK = {"done": "[$success]●[/]", "running": "[$primary]◔[/]", "ready"
               "skipped": "[$text-muted]⊘[/]"}
 
 
-def node_line(node: dict[str, Any]) -> Content:
+def node_line(node: dict[str, Any], lang: str = "en") -> Content:
+    """One node: its id, type, state (in LANG), key and how often it was made."""
     key = node.get("key") or "—"
     line = (f"{STATE_MARK.get(node['state'], '?')} [b]$id[/] [$text-muted]$type · $state · $key"
             + (" · $runs×" if node.get("runs") else "") + "[/]")
-    state = node["state"] + (" (its file is gone)" if node.get("missing") else "")
+    state = text(f"task.node_{node['state']}", lang) if has(f"task.node_{node['state']}") else node["state"]
+    if node.get("missing"):
+        state = text("task.node_missing", lang, state=state)
     return Content.from_markup(line, id=node["id"], type=node["type"], state=state, key=key[:8],
                                runs=str(node.get("runs", 0)))
 
@@ -56,7 +59,7 @@ class GraphList(OptionList):
             self.add_option(Option(Content.from_markup("[$text-muted]$t[/]", t=text("task.no_graph", lang)),
                                    disabled=True))
             return
-        self.add_options([Option(node_line(n)) for _, n in self.rows])
+        self.add_options([Option(node_line(n, lang)) for _, n in self.rows])
 
     def _chosen(self) -> tuple[str, dict[str, Any]] | None:
         index = self.highlighted
