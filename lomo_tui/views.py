@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
 from .errors import LomoError, UnknownId
 from . import clock
-from .language import message
+from .language import detect_language, message
 
 if TYPE_CHECKING:
     from sqlalchemy import Table, func, or_, select
@@ -37,17 +37,9 @@ DONE_WORDS = frozenset({"done", "completed", "complete", "verified", "skipped", 
 RUNNING_WORDS = frozenset({"running", "active", "queued", "in_progress", "submitted", "started"})
 
 # Display state of a card (K2) -> label shown to the creator.
-STATE_LABELS = {
-    "running": "running",
-    "waiting_job": "waiting for a job",
-    "waiting_you": "waiting for you",
-    "paused": "paused",
-    "done": "done",
-    "failed": "failed",
-    "stopped": "stopped",
-    "idle": "idle",
-    "archived": "archived",
-}
+CARD_STATES = ("running", "waiting_job", "waiting_you", "paused", "done", "failed", "stopped", "idle", "archived")
+STATE_LABELS = {state: message(f"tui_card.state_{state}", "en") for state in CARD_STATES}  # a card speaks its
+# task's language: tui_card.state_<state> in the catalogue; these are the English words (the CLI's)
 
 
 # ---- view models --------------------------------------------------------------------------------
@@ -85,6 +77,7 @@ class Job:
     kind: str
     status: str
     progress: float | None  # 0..1, None when unknown
+    cancel: str = ""  # a cancel the provider could not honour ("unsupported", "kept_aside"): the card says so
 
 
 @dataclass(frozen=True)
@@ -108,6 +101,7 @@ class Card:
     archived: bool = False
     created_at: float = 0.0
     updated_at: float = 0.0
+    language: str = "en"  # the task's language: the card's labels speak it
 
     @property
     def state_label(self) -> str:
@@ -129,6 +123,7 @@ class StreamItem:
     task_id: str | None = None
     status: str = ""
     detail: str = ""  # "error": the words the failed turn was answering; "routed": the inbox id
+    language: str = "en"  # of the creator's words it concerns: its labels ("not this task"…) speak it
 
 
 @dataclass(frozen=True)
@@ -182,16 +177,13 @@ class InboxItem:
 
     @property
     def label(self) -> str:
-        """B3: delivered / read by the model / acted upon."""
-        if self.status == "pending":
-            return "delivered, not read yet"
-        if self.status == "withdrawn":
-            return "withdrawn"
-        if self.status == "failed":
-            return "not answered: the model call failed; send it again"
-        if self.acted:
-            return f"acted upon (step {self.consumed_step})"
-        return f"read by the model (step {self.consumed_step})"
+        """B3: delivered / read by the model / acted upon (in the language of the message's words)."""
+        return self.label_in(detect_language(self.text))
+
+    def label_in(self, lang: str) -> str:
+        if self.status in ("pending", "withdrawn", "failed"):
+            return message(f"tui_inbox.{self.status}", lang)
+        return message("tui_inbox.acted" if self.acted else "tui_inbox.read", lang, step=self.consumed_step)
 
     @property
     def can_change(self) -> bool:
@@ -353,13 +345,22 @@ def _progress(value: Any) -> float | None:
     return max(0.0, min(1.0, number / 100 if number > 1 else number))
 
 
-def _tool_error(content: str | None) -> str:
-    """The "error" of a tool result (JSON text), or ""."""
+def _tool_error(content: str | None, lang: str = "en") -> str:
+    """What became of a failed call, for its card in LANG (from a tool result's JSON text), or "". A declined
+    spend and a generation that was not made are said in the catalogue's words; other errors as they are."""
     try:
         data = json.loads(content or "")
     except ValueError:
         return ""
-    return str(data.get("error") or "") if isinstance(data, dict) else ""
+    if not isinstance(data, dict) or not data.get("error"):
+        return ""
+    kind = str(data.get("error_kind") or "")
+    if kind == "declined":
+        return message("tui_card.outcome_declined", lang)
+    if kind.startswith("job_") and kind != "job_unknown":
+        reason = str(data["error"]).split("): ", 1)[-1]
+        return message("tui_card.outcome_not_made", lang, reason=reason)
+    return str(data["error"])
 
 
 def _short(text: str | None, limit: int = 160) -> str:
@@ -436,9 +437,10 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
         waiting = dict((await conn.execute(select(s.inbox.c.task_id, func.count()).where(
             s.inbox.c.task_id.in_(ids), s.inbox.c.status == "pending").group_by(s.inbox.c.task_id))).all())
         notices: dict[str, list[str]] = {}
-        for n in (await conn.execute(select(s.notices.c.task_id, s.notices.c.summary).where(
+        languages = {r.id: r.language or "en" for r in rows}
+        for n in (await conn.execute(select(s.notices).where(
                 s.notices.c.task_id.in_(ids), s.notices.c.status == "open").order_by(s.notices.c.id))).all():
-            notices.setdefault(n.task_id, []).append(n.summary)
+            notices.setdefault(n.task_id, []).append(await _notice_text(conn, n, languages[n.task_id]))
         last = select(s.messages.c.task_id, func.max(s.messages.c.id).label("mid")).where(
             s.messages.c.task_id.in_(ids), s.messages.c.role == "assistant",
             s.messages.c.content.is_not(None)).group_by(s.messages.c.task_id).subquery()
@@ -453,7 +455,8 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
                 results = (await conn.execute(select(s.messages.c.content).where(
                     s.messages.c.task_id == r.task_id, s.messages.c.role == "tool",
                     s.messages.c.id > r.id).order_by(s.messages.c.id))).scalars().all()
-                outcomes[r.task_id] = next((e for e in map(_tool_error, results) if e), "")
+                lang = languages[r.task_id]
+                outcomes[r.task_id] = next((e for e in (_tool_error(c, lang) for c in results) if e), "")
                 if not results:
                     replies[r.task_id] = r.content  # the calls have not run yet: the preamble is still true
     checklists = await load_checklist_progress(db, ids)
@@ -470,8 +473,28 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
             artifacts=tuple(artifacts.get(r.id, [])[:4]), notices=tuple(notices.get(r.id, [])),
             jobs=tuple(jobs.get(r.id, [])), reply=_short(replies.get(r.id)), reason=r.status_reason or "",
             outcome=_short(outcomes.get(r.id)), waiting_messages=waiting.get(r.id, 0),
-            archived=bool(r.archived), created_at=r.created_at, updated_at=r.updated_at)
+            archived=bool(r.archived), created_at=r.created_at, updated_at=r.updated_at,
+            language=r.language or "en")
     return cards
+
+
+async def _notice_text(conn: Any, notice: Any, lang: str) -> str:
+    """A change notice as the task's card says it, in LANG ("storyboard.md v1 → v2: 'Shot 2' changed; …"):
+    the creator's file, the versions, what changed (read again from the two versions' text)."""
+    from .workspace.objects import change_parts
+
+    texts = dict((await conn.execute(select(s.object_versions.c.version, s.object_versions.c.content).where(
+        s.object_versions.c.object_id == notice.object_id,
+        s.object_versions.c.version.in_((notice.from_version, notice.to_version))))).all())
+    old, new = texts.get(notice.from_version), texts.get(notice.to_version)
+    if isinstance(old, str) and isinstance(new, str):
+        headings, added, removed = change_parts(old, new)
+        what = (", ".join(message("tui_card.notice_heading", lang, heading=repr(h)) for h in headings) if headings
+                else message("tui_card.notice_lines", lang, added=added, removed=removed))
+    else:
+        what = message("tui_card.notice_changed", lang)
+    return message("tui_card.notice", lang, path=notice.path, old=notice.from_version, new=notice.to_version,
+                   what=what)
 
 
 def _checklist_table() -> tuple[Table, Any, Any, Any, Any] | None:
@@ -541,9 +564,14 @@ async def _checklist_why(conn: Any, task_id: str, rows: list[Any]) -> dict[str, 
     return out
 
 
-# A cancelled job the provider could not stop stays on the card, saying so (issue 11 §1).
-CANCEL_NOTES = {"unsupported": "cancelled; the provider cannot stop it: a late result will be kept aside, not attached",
-                "kept_aside": "cancelled; its late result was kept aside in .lomo/late/ (not attached)"}
+# A cancelled job the provider could not stop stays on the card, saying so (issue 11 §1): the catalogue's
+# [tui_card] job_cancel_<state>.
+CANCEL_NOTES = ("unsupported", "kept_aside")
+
+
+def cancel_note(state: str | None, lang: str = "en") -> str:
+    """What a job whose cancel_state is STATE says on its card ("" for a job not cancelled that way)."""
+    return message(f"tui_card.job_cancel_{state}", lang) if state in CANCEL_NOTES else ""
 
 
 @query
@@ -563,11 +591,13 @@ async def load_jobs(db: Any, ids: list[str]) -> dict[str, list[Job]]:
             ended = status.notin_(tuple(DONE_WORDS | {"failed", "cancelled", "canceled", "refunded", "expired"}))
             query = query.where(ended | cancel.in_(tuple(CANCEL_NOTES))) if cancel is not None else query.where(ended)
         for r in (await conn.execute(query)).all():
-            note = CANCEL_NOTES.get(getattr(r, cancel.name) if cancel is not None else None)
+            state = getattr(r, cancel.name) if cancel is not None else None
+            note = cancel_note(state)
             out.setdefault(getattr(r, task.name), []).append(Job(
                 id=str(r.id), kind=str(getattr(r, kind.name)) if kind is not None else "job",
                 status=note or (str(getattr(r, status.name)) if status is not None else ""),
-                progress=None if note else _progress(getattr(r, progress.name)) if progress is not None else None))
+                progress=None if note else _progress(getattr(r, progress.name)) if progress is not None else None,
+                cancel=state if note else ""))
         return out
 
     return await guarded(db, q, {})
@@ -603,6 +633,12 @@ async def main_task_id(db: Any) -> str | None:
         return (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.kind == MAIN_KIND))).scalar()
 
 
+def _not_runtime_note() -> Any:
+    """Not a note the runtime wrote to the model (a held call has run: English, with the call's JSON result).
+    The stream shows the creator's words and Lomo's replies; the card shows what the call made."""
+    return or_(s.messages.c.name.is_(None), s.messages.c.name != s.RUNTIME_NOTE)
+
+
 @query
 async def load_stream(db: Any, task_id: str | None, *, before: int | None = None, limit: int = 120,
                       with_cards: bool = True) -> StreamPage:
@@ -614,7 +650,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
         query = select(s.messages.c.id, s.messages.c.role, s.messages.c.content, s.messages.c.created_at,
                        s.messages.c.name).where(
             s.messages.c.task_id == task_id, s.messages.c.role.in_(("user", "assistant")),
-            s.messages.c.content.is_not(None), s.messages.c.content != "")
+            s.messages.c.content.is_not(None), s.messages.c.content != "", _not_runtime_note())
         if before is not None:
             query = query.where(s.messages.c.id < before)
         rows = list(reversed((await conn.execute(query.order_by(s.messages.c.id.desc()).limit(limit))).all()))
@@ -624,21 +660,21 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
             earlier = (await conn.execute(select(func.count()).select_from(s.messages).where(
                 s.messages.c.task_id == task_id, s.messages.c.id < oldest,
                 s.messages.c.role.in_(("user", "assistant")), s.messages.c.content.is_not(None),
-                s.messages.c.content != ""))).scalar() or 0
-        items = [StreamItem(f"m:{r.id}", "assistant" if r.name == "lomo" else r.role, r.content or "", r.created_at,
-                            task_id) for r in rows]  # a note from the runtime (a held call ran) is Lomo's, not yours
+                s.messages.c.content != "", _not_runtime_note()))).scalar() or 0
+        items = [StreamItem(f"m:{r.id}", r.role, r.content or "", r.created_at, task_id) for r in rows]
         if before is None:
             pending = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "pending").order_by(s.inbox.c.sent_at))).all()
-            items += [StreamItem(f"i:{p.id}", "pending", p.text, p.sent_at, task_id, "delivered") for p in pending]
+            items += [StreamItem(f"i:{p.id}", "pending", p.text, p.sent_at, task_id, "delivered",
+                                 language=detect_language(p.text)) for p in pending]
             failed = (await conn.execute(select(s.inbox).where(
                 s.inbox.c.task_id == task_id, s.inbox.c.status == "failed").order_by(
                 s.inbox.c.sent_at.desc()).limit(20))).all()
             reasons = {e.data.get("message_id"): e.data.get("reason", "") for e in (await conn.execute(
                 select(s.events.c.data).where(s.events.c.task_id == task_id, s.events.c.type == "message_failed")
                 .order_by(s.events.c.id.desc()).limit(200))).all() if e.data} if failed else {}
-            items += [StreamItem(f"i:{f.id}", "failed", f.text, f.sent_at, task_id, reasons.get(f.id, ""))
-                      for f in failed]
+            items += [StreamItem(f"i:{f.id}", "failed", f.text, f.sent_at, task_id, reasons.get(f.id, ""),
+                                 language=detect_language(f.text)) for f in failed]
         # turns that failed (a model error, a crash): shown where they happened, with the words they answered
         since_at = rows[0].created_at if rows and earlier else None
         fq = select(s.turns.c.id, s.turns.c.reason, s.turns.c.created_at, s.turns.c.updated_at,
@@ -660,7 +696,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     s.inbox.c.status != "withdrawn", s.inbox.c.sent_at > previous,
                     s.inbox.c.sent_at <= t.updated_at).order_by(s.inbox.c.sent_at))).scalars().all()
             items.append(StreamItem(f"e:{t.id}", "error", t.reason or "", t.finished_at or t.updated_at, task_id,
-                                    "failed", "\n".join(words)))
+                                    "failed", "\n".join(words), language=detect_language("\n".join(words))))
         if with_cards:
             kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
             if kind == MAIN_KIND:
@@ -676,7 +712,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                           for t in (await conn.execute(tq)).all()]
                 # follow-ups the router handed to a task: "→ sent to Poster series"
                 rq = select(s.inbox.c.id, s.inbox.c.task_id, s.inbox.c.status, s.inbox.c.sent_at,
-                            s.tasks.c.title).join(s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
+                            s.inbox.c.text, s.tasks.c.title).join(s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
                     s.inbox.c.source == "router", s.tasks.c.kind != MAIN_KIND, s.inbox.c.replaces.is_(None),
                     # not the words that started a task the router just made (its card says that)
                     or_(s.tasks.c.source_inbox.is_(None), s.tasks.c.source_inbox != s.inbox.c.id,
@@ -685,7 +721,8 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                     rq = rq.where(s.inbox.c.sent_at >= since)
                 if until is not None:
                     rq = rq.where(s.inbox.c.sent_at < until)
-                items += [StreamItem(f"r:{r.id}", "routed", r.title, r.sent_at, r.task_id, r.status, r.id)
+                items += [StreamItem(f"r:{r.id}", "routed", r.title, r.sent_at, r.task_id, r.status, r.id,
+                                     detect_language(r.text or ""))
                           for r in (await conn.execute(rq.order_by(s.inbox.c.sent_at.desc()).limit(limit))).all()]
     order = {"user": 0, "pending": 1, "failed": 1, "card": 2, "routed": 2, "assistant": 1, "error": 3}
     items.sort(key=lambda i: (i.at, order.get(i.kind, 3)))
@@ -751,11 +788,12 @@ async def load_task(db: Any, task_id: str, *, timeline_limit: int = 400) -> Task
             s.inbox.c.sent_at.desc()).limit(50))).all()
         acted_steps = set((await conn.execute(select(s.tool_calls.c.turn_id, s.tool_calls.c.step).where(
             s.tool_calls.c.turn_id.in_([r.consumed_turn for r in inbox_rows if r.consumed_turn])))).all())
-        timeline = await _timeline(conn, task_id, timeline_limit)
+        timeline = await _timeline(conn, task_id, timeline_limit, task.language or "en")
     inbox = tuple(InboxItem(id=r.id, text=r.text, status=r.status, sent_at=r.sent_at, consumed_step=r.consumed_step,
                             acted=(r.consumed_turn, r.consumed_step) in acted_steps, replaces=r.replaces)
                   for r in reversed(inbox_rows))
-    timeline = tuple(sorted(timeline + list(await _job_timeline(db, task_id)), key=lambda e: e.at))
+    timeline = tuple(sorted(timeline + list(await _job_timeline(db, task_id, task.language or "en")),
+                            key=lambda e: e.at))
     return TaskDetail(card=cards[task_id], goal=task.goal, brief=task.brief, language=task.language,
                       checklist=await load_checklist(db, task_id), artifacts=artifacts, inbox=inbox,
                       timeline=timeline[-timeline_limit:])
@@ -770,16 +808,12 @@ def _args_text(arguments: Any) -> str:
     return ""
 
 
-EVENT_WORDS = {"task_created": "task created", "task_pause": "paused", "task_resume": "resumed",
-               "task_stop": "stopped", "turn_failed": "failed", "lease_taken_over": "another worker took over",
-               "stale_write_rejected": "a stale write was refused", "task_promoted": "promoted to persistent",
-               "task_archived": "archived", "message_withdrawn": "a message was withdrawn",
-               "job_cancelled": "a job was cancelled; its charge was refunded",
-               "job_result_kept_aside": "a cancelled job's late result was kept aside in .lomo/late/ (not attached)"}
+async def _timeline(conn: Any, task_id: str, limit: int, lang: str = "en") -> list[TimelineEntry]:
+    """Steps, tool calls and gates from the ledger, plus the task's lifecycle events, worded in LANG (the
+    catalogue's [tui_timeline]; tool names and statuses stay as the ledger has them)."""
+    def say(key: str, **fields: Any) -> str:
+        return message("tui_timeline." + key, lang, **fields)
 
-
-async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
-    """Steps, tool calls and gates from the ledger, plus the task's lifecycle events."""
     turn_ids = select(s.turns.c.id).where(s.turns.c.task_id == task_id)
     out: list[TimelineEntry] = []
     for st in (await conn.execute(select(s.steps.c.step, s.steps.c.decision, s.steps.c.created_at, s.steps.c.epoch)
@@ -787,24 +821,26 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
                                   .limit(limit))).all():
         decision = st.decision or {}
         calls = [c.get("name", "?") for c in decision.get("tool_calls") or []]
-        what = f"decided: {', '.join(calls)}" if calls else f"replied: {_short(decision.get('content'), 60)}"
-        out.append(TimelineEntry(st.created_at, "step", f"step {st.step} {what}"))
+        what = (say("decided", step=st.step, calls=", ".join(calls)) if calls
+                else say("replied", step=st.step, text=_short(decision.get("content"), 60)))
+        out.append(TimelineEntry(st.created_at, "step", what))
     for c in (await conn.execute(select(s.tool_calls).where(s.tool_calls.c.turn_id.in_(turn_ids)).order_by(
             s.tool_calls.c.started_at.desc()).limit(limit))).all():
         detail = _args_text(c.arguments)
         out.append(TimelineEntry(c.finished_at or c.started_at, "tool",
                                  f"{c.name}({detail}) {c.status}" if detail else f"{c.name} {c.status}", c.status))
     for g in (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id))).all():
-        out.append(TimelineEntry(g.created_at, "gate", f"asked: {_short(g.question, 60)}", "pending"))
+        out.append(TimelineEntry(g.created_at, "gate", say("asked", question=_short(g.question, 60)), "pending"))
         if g.resolved_at:
             res = g.resolution or {}
             if g.status == "expired":
                 instead = f"; {res['instead']}" if res.get("instead") else ""
-                out.append(TimelineEntry(g.resolved_at, "gate", f"expired: {res.get('reason') or 'unanswered'}{instead}",
+                out.append(TimelineEntry(g.resolved_at, "gate",
+                                         say("expired", reason=res.get("reason") or say("unanswered")) + instead,
                                          g.status))
                 continue
-            word = f"approved “{res.get('label')}”" if res.get("approved") else "rejected"
-            out.append(TimelineEntry(g.resolved_at, "gate", f"you {word}", g.status))
+            word = say("approved", label=res.get("label")) if res.get("approved") else say("rejected")
+            out.append(TimelineEntry(g.resolved_at, "gate", word, g.status))
     interesting = ("task_created", "task_pause", "task_resume", "task_stop", "turn_failed", "lease_taken_over",
                    "stale_write_rejected", "object_changed", "task_promoted", "task_archived", "message_withdrawn",
                    "job_cancelled", "job_result_kept_aside")
@@ -812,9 +848,9 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
                                                         s.events.c.type.in_(interesting)).order_by(
             s.events.c.id.desc()).limit(limit))).all():
         data = e.data or {}
-        text = EVENT_WORDS.get(e.type, e.type.replace("_", " "))
+        text = say("ev_" + e.type) if e.type in interesting and e.type != "object_changed" else e.type
         if e.type == "object_changed":
-            text = f"you changed {data.get('path')} (v{data.get('version')})"
+            text = say("changed", path=data.get("path"), version=data.get("version"))
         elif data.get("reason") and e.type in ("turn_failed", "task_stop"):
             text += f": {_short(str(data['reason']), 60)}"
         out.append(TimelineEntry(e.at, "event", text))
@@ -822,7 +858,7 @@ async def _timeline(conn: Any, task_id: str, limit: int) -> list[TimelineEntry]:
 
 
 @query
-async def _job_timeline(db: Any, task_id: str) -> tuple[TimelineEntry, ...]:
+async def _job_timeline(db: Any, task_id: str, lang: str = "en") -> tuple[TimelineEntry, ...]:
     jobs = optional_table("jobs", "generation_jobs")
     if jobs is None or column(jobs, "task_id") is None:
         return ()
@@ -832,10 +868,13 @@ async def _job_timeline(db: Any, task_id: str) -> tuple[TimelineEntry, ...]:
     async def q(conn: Any) -> tuple[TimelineEntry, ...]:
         rows = (await conn.execute(select(jobs).where(jobs.c.task_id == task_id))).all()
         cancel = column(jobs, "cancel_state")
-        return tuple(TimelineEntry(float(getattr(r, at.name) or 0) if at is not None else 0.0, "job",
-                                   f"{getattr(r, kind.name) if kind is not None else 'job'} job "
-                                   f"""{CANCEL_NOTES.get(getattr(r, cancel.name) if cancel is not None else None)
-                                        or (getattr(r, status.name) if status is not None else '')}""".strip())
+        def said(r: Any) -> str:
+            state = getattr(r, cancel.name) if cancel is not None else None
+            status_of = cancel_note(state, lang) or (str(getattr(r, status.name)) if status is not None else "")
+            return message("tui_timeline.job", lang, kind=getattr(r, kind.name) if kind is not None else "",
+                           status=status_of).strip()
+
+        return tuple(TimelineEntry(float(getattr(r, at.name) or 0) if at is not None else 0.0, "job", said(r))
                      for r in rows)
 
     return await guarded(db, q, ())

@@ -25,7 +25,8 @@ def _closed_pipe(lomo: LomoEnv, *args: str, model: str = "lomo/replay") -> subpr
 
 @pytest.mark.slow
 @pytest.mark.parametrize("args", [("inspect",), ("inspect", "--json"), ("gates",), ("task", "list"),
-                                  ("task", "show", "main"), ("--run-once", "what is 12*7?"), ("--help",)])
+                                  ("task", "show", "main"), ("--run-once", "what is 12*7?"), ("--help",),
+                                  ("stats",), ("context",), ("memory", "list"), ("task", "export", "main")])
 def test_a_reader_that_goes_away_ends_every_command_quietly(lomo: LomoEnv, args: tuple[str, ...]) -> None:
     lomo.new_task("Spring campaign")
     done = _closed_pipe(lomo, *args, model="lomo/local")
@@ -173,3 +174,16 @@ def test_an_unexpected_failure_is_one_line_not_a_traceback(lomo: LomoEnv) -> Non
     assert done.returncode == 1
     needs = "lomo: --model lomo/replay needs LOMO_REPLAY_FILE=path/to/responses.jsonl"
     assert done.stderr.strip().splitlines() == [needs]
+
+
+@pytest.mark.slow
+def test_task_export_of_a_chinese_task_is_in_chinese(lomo: LomoEnv, tmp_path: Path) -> None:
+    first = lomo.run("--run-once", "画一张猫的图片", "--json", model="lomo/local", **ROOMY)
+    task = next(t for t in json.loads(first.stdout)["tasks"] if t["kind"] == "lightweight")
+    md = lomo.run("task", "export", task["id"], "--format", "md", "-o", str(tmp_path / "cat.md"))
+    assert md.returncode == 0, md.stderr
+    text = (tmp_path / "cat.md").read_text(encoding="utf-8")
+    assert "## 对话" in text and "**你:**" in text and "## 成果" in text and "轻量任务" in text
+    assert "## Conversation" not in text and "**You:**" not in text
+    page = lomo.run("task", "export", task["id"], "--format", "html")
+    assert '<html lang="zh">' in page.stdout and "<h2>对话</h2>" in page.stdout

@@ -152,3 +152,61 @@ async def test_a_declined_spend_leaves_a_card_that_does_not_say_generating(tmp_p
                                 timeout=20)
         body = card_body(card.card).plain
         assert "Generating" not in body and "declined" in body
+
+
+async def test_a_follow_up_routed_to_a_task_whose_clip_renders_says_so_in_the_stream(tmp_path):
+    """B4 in the stream: the routed line says the running clip keeps the old prompt (in the words' language)."""
+    app = make_app(tmp_path, "busy")  # the trailer's clip is rendering
+    async with app.run_test(size=SIZE) as pilot:
+        from tui_apps.states import until_ready
+
+        await until_ready(pilot)
+        ledger = app.session.runtime.ledger
+        await ledger.deliver("task-trailer", "make it slower", source="router")
+        await ledger.deliver("task-trailer", "сделай помедленнее", source="router")
+        app.live.schedule(everything=True)
+        lines = await wait_until(pilot, lambda: len(routed_rows(app)) == 2 and routed_rows(app), what="the lines")
+        shown = {row.item.language: str(row.render()) for row in lines}
+        assert "→ sent to Trailer cut" in shown["en"]
+        assert "the running clip keeps the old prompt; your change applies to the next step" in shown["en"]
+        assert "уже запущенная генерация (ролик) сохранит старый запрос" in shown["ru"]
+        assert "отправлено в Trailer cut" in shown["ru"] and "not this task" not in shown["ru"]
+
+
+async def test_every_model_error_on_main_is_visible_and_the_next_message_is_answered(tmp_path):
+    app = live_app(tmp_path, replies=[{"content": 5, "tool_calls": []}, {"content": 6, "tool_calls": []},
+                                      {"content": "Hello!", "tool_calls": []}])
+    seen = notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await booted(pilot)
+        for n, words in enumerate(("first try", "second try"), start=1):
+            assert await app.submit(words) == "sent"
+            await wait_until(pilot, lambda: len(errors_in(app)) == n, what=f"error {n} in the stream")
+        assert [row.item.detail for row in errors_in(app)] == ["first try", "second try"]  # each on its message
+        await wait_until(pilot, lambda: len([t for t, _ in seen if t == "Lomo could not answer"]) == 2,
+                         what="a notice for each failure")
+        assert await app.submit("third try") == "sent"
+        stream = app.screen.query_one(StreamView)
+        await wait_until(pilot, lambda: any(getattr(w, "item", None) is not None and w.item.kind == "assistant"
+                                            and w.item.text == "Hello!" for w in stream.rows.values()),
+                         what="the answer to the next message")
+
+
+@pytest.mark.slow
+async def test_a_finished_3d_card_does_not_say_it_is_generating(tmp_path):
+    from lomo_tui.tui.widgets.card import TaskCard, card_body
+
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await booted(pilot)
+        await type_text(pilot, "make a 3d model of a cat")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.snap and any(g.kind == "spend" for g in app.snap.gates),
+                         what="the spend gate", timeout=20)
+        gate = next(g for g in app.snap.gates if g.kind == "spend")
+        await app.do_resolve(gate, True, 1)
+        card = await wait_until(pilot, lambda: next((c for c in app.screen.query(TaskCard) if c.task_id == gate.task_id
+                                                     and c.card.state == "done"), None),
+                                what="the card done", timeout=30)
+        body = card_body(card.card).plain
+        assert "enerating" not in body and ("gltf" in body or "glb" in body), body

@@ -131,6 +131,9 @@ async def test_typing_yes_on_a_focused_card_types_in_the_input_and_stops_nothing
         card.focus()
         await pilot.pause()
         assert composer(app).has_class("-away")  # the input says the keys are elsewhere
+        from lomo_tui.tui.widgets.card import CardActions
+
+        assert "other letters type in the input" in str(card.query_one(CardActions).render())  # and the card
         await type_text(pilot, "yes")
         assert composer(app).input.value == "yes" and composer(app).input.has_focus
         assert not composer(app).has_class("-away")
@@ -156,6 +159,25 @@ async def test_stop_on_a_card_asks_first_and_a_stray_key_does_not_confirm(tmp_pa
         await pilot.press("tab", "enter")
         await wait_until(pilot, lambda: rows(app, s.tasks, s.tasks.c.id == "task-trailer",
                                              s.tasks.c.status == "stopped"), what="the task stopped")
+
+
+async def test_archive_on_a_card_asks_first_and_cancel_keeps_the_task(tmp_path):
+    app = make_app(tmp_path, "busy")
+    async with app.run_test(size=SIZE) as pilot:
+        await until_ready(pilot)
+        card = card_for(app, "task-cat")
+        card.focus()
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("a", "enter")  # a stray letter, then Enter on the highlighted Cancel
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="the dialog to close")
+        assert not (await rows(app, s.tasks, s.tasks.c.id == "task-cat"))[0].archived
+        card.focus()
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("tab", "enter")
+        await wait_until(pilot, lambda: rows(app, s.tasks, s.tasks.c.id == "task-cat", s.tasks.c.archived.is_(True)),
+                         what="the task archived")
 
 
 @pytest.mark.slow

@@ -5,6 +5,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from lomo_tui.studio import caption
 from lomo_tui.tui.fmt import distinct_names
 from lomo_tui.tui.widgets.stream import Welcome
@@ -61,8 +63,12 @@ async def test_e_on_a_picture_never_opens_a_text_editor(tmp_path, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await until_ready(pilot)
         app.edit_file(app.workspace_root / "cat.png")
+        blob = app.workspace_root / "data.bin"  # a file of no known kind that is not text either
+        blob.write_bytes(bytes(range(256)) * 4)
+        app.edit_file(blob)
         assert not marker.exists()
         assert any(title == "Not a text file" and "cat.png" in m for title, m in seen)
+        assert any(title == "Not a text file" and "data.bin" in m for title, m in seen)
 
 
 async def test_the_first_screen_shows_what_lomo_can_do_until_the_first_message(tmp_path):
@@ -177,7 +183,8 @@ async def test_a_preview_steps_through_a_tasks_results(tmp_path):
         assert preview.path.name == seen[2]
 
 
-async def test_an_animated_clip_plays_and_says_its_frames_and_length(tmp_path):
+@pytest.mark.parametrize("suffix", [".gif", ".webp"])
+async def test_an_animated_clip_plays_and_says_its_frames_and_length(tmp_path, suffix):
     from PIL import Image
 
     from lomo_tui.tui.screens.preview import PreviewScreen
@@ -185,7 +192,7 @@ async def test_an_animated_clip_plays_and_says_its_frames_and_length(tmp_path):
     app = make_app(tmp_path, "empty")
     async with app.run_test(size=SIZE) as pilot:
         await until_ready(pilot)
-        clip = app.workspace_root / "clip.gif"
+        clip = app.workspace_root / f"clip{suffix}"
         frames = [Image.new("RGB", (64, 48), (40 * n, 80, 200 - 40 * n)) for n in range(5)]
         frames[0].save(clip, save_all=True, append_images=frames[1:], duration=120, loop=0)
         await app.open_file(clip)

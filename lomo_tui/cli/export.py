@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LomoError
+from ..language import message
 from ..workspace.files import atomic_write
 
 EMBED_LIMIT = 8 * 1024 * 1024
@@ -48,56 +49,76 @@ def _type(path: Path) -> str:
     return mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
 
+def _words(doc: dict[str, Any]) -> Any:
+    """The page's words in the task's language (the catalogue's [export])."""
+    lang = doc.get("language") or "en"
+
+    def say(key: str, **fields: Any) -> str:
+        return message("export." + key, lang, **fields)
+    return say
+
+
+def _who(say: Any, role: str) -> str:
+    return say("you") if role == "creator" else say("lomo") if role == "lomo" else role
+
+
+def _facts(say: Any, doc: dict[str, Any]) -> str:
+    kind = say(f"kind_{doc['kind']}") if doc["kind"] in ("persistent", "lightweight", "main") else doc["kind"]
+    return say("facts", kind=kind, status=doc["status"], id=doc["id"])
+
+
 def render_markdown(doc: dict[str, Any], results: list[tuple[dict[str, Any], Path]], target: Path | None) -> str:
-    lines = [f"# {doc['title']}", "", f"*{doc['kind']} task · {doc['status']} · {doc['id']}*", ""]
+    say = _words(doc)
+    lines = [f"# {doc['title']}", "", f"*{_facts(say, doc)}*", ""]
     if doc["brief"]:
-        lines += ["## Brief", "", doc["brief"], ""]
+        lines += [f"## {say('brief')}", "", doc["brief"], ""]
     if doc["checklist"]:
-        lines += ["## Checklist", ""]
+        lines += [f"## {say('checklist')}", ""]
         for item in doc["checklist"]:
             evidence = f" — {item['evidence']}" if item["evidence"] else ""
             lines.append(f"- {MARKS.get(item['status'], '[ ]')} {item['title']}{evidence}")
         lines.append("")
     if doc["conversation"]:
-        lines += ["## Conversation", ""]
+        lines += [f"## {say('conversation')}", ""]
         for entry in doc["conversation"]:
-            who = "You" if entry["role"] == "creator" else "Lomo" if entry["role"] == "lomo" else entry["role"]
-            lines += [f"**{who}:**", "", entry["text"], ""]
+            lines += [f"**{_who(say, entry['role'])}:**", "", entry["text"], ""]
     if results:
-        lines += ["## Results", ""]
+        lines += [f"## {say('results')}", ""]
         for artifact, path in results:
             link = _link(path, target).replace(" ", "%20")
             name = f"{artifact['path']} (v{artifact['version']})"
             lines += [f"![{name}]({link})" if _type(path) in IMAGE_TYPES else f"- [{name}]({link})", ""]
     spend = doc["spend"]
     if spend["amount"]:
-        lines += [f"Spent: {spend['amount']:.2f} {spend['currency']}", ""]
+        lines += [say("spent", amount=f"{spend['amount']:.2f}", currency=spend["currency"]), ""]
     return "\n".join(lines)
 
 
 def render_html(doc: dict[str, Any], results: list[tuple[dict[str, Any], Path]], target: Path | None) -> str:
     e = html.escape
-    parts = ["<!doctype html>", '<html><head><meta charset="utf-8">', f"<title>{e(doc['title'])}</title>",
+    say = _words(doc)
+    lang = e(doc.get("language") or "en")
+    parts = ["<!doctype html>", f'<html lang="{lang}"><head><meta charset="utf-8">',
+             f"<title>{e(doc['title'])}</title>",
              "<style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}"
              "img{max-width:100%}.who{font-weight:bold}.msg{white-space:pre-wrap;margin:0 0 1rem}</style>",
              "</head><body>", f"<h1>{e(doc['title'])}</h1>",
-             f"<p><em>{e(doc['kind'])} task · {e(doc['status'])} · {e(doc['id'])}</em></p>"]
+             f"<p><em>{e(_facts(say, doc))}</em></p>"]
     if doc["brief"]:
-        parts += ["<h2>Brief</h2>", f'<p class="msg">{e(doc["brief"])}</p>']
+        parts += [f"<h2>{e(say('brief'))}</h2>", f'<p class="msg">{e(doc["brief"])}</p>']
     if doc["checklist"]:
-        parts.append("<h2>Checklist</h2><ul>")
+        parts.append(f"<h2>{e(say('checklist'))}</h2><ul>")
         for item in doc["checklist"]:
             evidence = f" — {e(item['evidence'])}" if item["evidence"] else ""
             box = "☑" if item["status"] == "done" else "☐"
             parts.append(f"<li>{box} {e(item['title'])}{evidence}</li>")
         parts.append("</ul>")
     if doc["conversation"]:
-        parts.append("<h2>Conversation</h2>")
+        parts.append(f"<h2>{e(say('conversation'))}</h2>")
         for entry in doc["conversation"]:
-            who = "You" if entry["role"] == "creator" else "Lomo" if entry["role"] == "lomo" else entry["role"]
-            parts += [f'<p class="who">{e(who)}</p>', f'<p class="msg">{e(entry["text"])}</p>']
+            parts += [f'<p class="who">{e(_who(say, entry["role"]))}</p>', f'<p class="msg">{e(entry["text"])}</p>']
     if results:
-        parts.append("<h2>Results</h2>")
+        parts.append(f"<h2>{e(say('results'))}</h2>")
         for artifact, path in results:
             name = e(f"{artifact['path']} (v{artifact['version']})")
             kind = _type(path)
@@ -109,6 +130,7 @@ def render_html(doc: dict[str, Any], results: list[tuple[dict[str, Any], Path]],
                 parts.append(f'<p><a href="{e(_link(path, target))}">{name}</a></p>')
     spend = doc["spend"]
     if spend["amount"]:
-        parts.append(f"<p>Spent: {spend['amount']:.2f} {e(spend['currency'])}</p>")
+        spent = say("spent", amount=f"{spend['amount']:.2f}", currency=spend["currency"])
+        parts.append(f"<p>{e(spent)}</p>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

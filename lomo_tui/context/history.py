@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..store.engine import fetch
+from ..store.schema import RUNTIME_NOTE
 
 NEWER = "SELECT * FROM messages WHERE task_id = :task_id AND id > :after ORDER BY id"
 SUMMARIES = ("SELECT id, from_message, to_message, messages, text, method FROM context_summaries "
@@ -75,7 +76,14 @@ def as_chat(row: Any, large_output_chars: int) -> dict[str, Any]:
                 result = content
             content = outputs.tool_message(result, row.tool_call_id, large_output_chars)
         return {"role": "tool", "tool_call_id": row.tool_call_id, "content": content}
+    if row.name == RUNTIME_NOTE:  # the runtime's note to the model: in place, as user text (a provider would
+        return {"role": "user", "content": row.content or ""}  # lift a system message into the system prompt)
     return {"role": row.role, "content": row.content or ""}
+
+
+def entry_role(row: Any) -> str:
+    """The role a history entry has: a runtime note is "system" (older rows stored it as "user")."""
+    return "system" if row.name == RUNTIME_NOTE else row.role
 
 
 class History:
@@ -112,7 +120,7 @@ class History:
         after = max(self._last_message, self.boundary)
         rows = await fetch(conn, NEWER, {"task_id": self.task_id, "after": after})
         for row in rows:
-            self._append(as_chat(row, self.large_output_chars), row.id, row.role, row.name)
+            self._append(as_chat(row, self.large_output_chars), row.id, entry_role(row), row.name)
         if rows:
             self._last_message = rows[-1].id
         self.drop_summarised()

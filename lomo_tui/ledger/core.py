@@ -424,17 +424,18 @@ class Ledger:
 
     async def finish_held(self, claim: Claim, call_id: str, status: str, result: Any, *, ran: bool, step: int,
                           note: str) -> None:
-        """A held call ran after its card was answered: its row ends, and NOTE tells the model (a `user` message
-        named `lomo` of the step about to be decided — the call's own tool message was the held notice; the
-        stream shows it as Lomo's)."""
+        """A held call ran after its card was answered: its row ends, and NOTE tells the model: a `system`
+        message named `lomo` (`RUNTIME_NOTE`) of the step about to be decided — the call's own tool message was
+        the held notice. It is the runtime's word, not the creator's: summaries, memory and the stream never
+        take it for theirs (the prompt carries it in place as user text, `context.history.as_chat`)."""
         t = now()
         if status != "done":
             result, note = redact_data(result), redact(note)
         async with self.fenced(claim) as conn:
             await run(conn, FINISH_CALL, dict(id=call_id, status=status, result=_json(result), at=t,
                                               ran=1 if ran else 0))
-            await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="user",
-                                                 content=note, calls=None, call_id=None, name="lomo", at=t))
+            await run(conn, INSERT_MESSAGE, dict(task=claim.task_id, turn=claim.turn_id, step=step, role="system",
+                                                 content=note, calls=None, call_id=None, name=s.RUNTIME_NOTE, at=t))
 
     async def complete_turn(self, claim: Claim, step: int) -> None:
         """Finish the turn after STEP without another inference (its calls ended it)."""

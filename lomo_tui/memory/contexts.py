@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import and_, select, update
 
 from ..context import summaries
-from ..context.history import Entry, as_chat
+from ..context.history import Entry, as_chat, entry_role
 from ..context.outputs import PAGE_CHARS
 from ..context.tokens import MESSAGE_OVERHEAD, estimate, message_text
 from ..store import schema as s
@@ -97,7 +97,7 @@ async def _rewrite(conn: Any, segment: Any) -> str:
     for row in rows:
         chat = as_chat(row, PAGE_CHARS * 2)
         text = message_text(chat)
-        entries.append(Entry(row.id, row.role, chat, estimate(text) + MESSAGE_OVERHEAD, len(text), row.name))
+        entries.append(Entry(row.id, entry_role(row), chat, estimate(text) + MESSAGE_OVERHEAD, len(text), row.name))
     kept = await usable(conn, segment.task_id, entries)
     head = summaries.header(segment.from_message, segment.to_message, segment.messages)
     if not kept:

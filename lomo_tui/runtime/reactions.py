@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, select, update
 
 from .. import clock
+from ..language import message
 from ..governance import gates
 from ..language import phrase
 from ..ledger import TERMINAL_TASK, Claim, Ledger, ensure_turn, now
@@ -156,7 +157,7 @@ class Reactions:
             head = next(i for i in await checklist.items(conn, task_id) if i.state in checklist.OPEN)
             await stopcheck.checkpoint_gate(conn, task, head)
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                status="waiting_gate", status_reason=f"waiting for your review: {head.title}",
+                status="waiting_gate", status_reason=message("report.waiting_review", task.language, step=head.title),
                 updated_at=clock.now()))
         else:
             await self._go_on(conn, task_id)
@@ -177,8 +178,9 @@ class Reactions:
         if not item_id:
             return None
         if not approved:
+            lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == gate.task_id))).scalar()
             await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
-                status="idle", status_reason="the creator asked for changes", updated_at=clock.now()))
+                status="idle", status_reason=message("status.changes_asked", lang or "en"), updated_at=clock.now()))
             return None
         await evidence.complete_by_answer(conn, gate, item_id)  # the creator's answer is the step's evidence
         return gate.task_id
@@ -195,12 +197,14 @@ class Reactions:
             return gate.task_id
         if option == 2:
             await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
-                status="idle", status_reason="waiting for your change", idle_turns=0, updated_at=t))
+                status="idle", status_reason=message("status.waiting_change", task.language), idle_turns=0,
+                updated_at=t))
             return None
+        stopped = message("status.stopped_failure", task.language)
         await conn.execute(update(s.tasks).where(s.tasks.c.id == gate.task_id).values(
-            status="stopped", status_reason="stopped after a repeated failure", epoch=task.epoch + 1, updated_at=t))
+            status="stopped", status_reason=stopped, epoch=task.epoch + 1, updated_at=t))
         await conn.execute(insert(s.events).values(type="task_stop", at=t, task_id=gate.task_id,
-                                                   data={"reason": "stopped after a repeated failure"}))
+                                                   data={"reason": stopped}))
         await self.called_off(conn, gate.task_id, "the task was stopped")
         return None
 

@@ -47,6 +47,9 @@ messages = Table(
     Column("created_at", Float, nullable=False),
 )
 Index("ix_messages_task", messages.c.task_id, messages.c.id)
+# messages.name of a note the runtime writes to the model (a held call has run): role "system", never "user" —
+# the creator did not say it. (Rows before this was fixed have role "user"; readers treat the name as the mark.)
+RUNTIME_NOTE = "lomo"
 
 inbox = Table(
     "inbox", metadata,

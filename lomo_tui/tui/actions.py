@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 from ..errors import LomoError
-from .strings import text
+from ..language import detect_language
+from .strings import creator_language, text
 
 if TYPE_CHECKING:
     from ..views import GateView
@@ -23,28 +24,30 @@ log = logging.getLogger("lomo.tui")
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
 
-def log_hint() -> str:
+def log_hint(lang: str = "en") -> str:
     try:
         from ..config import log_dir
 
-        return f"Details are in {log_dir() / 'lomo.log'}."
+        return text("notify.log_hint", lang, path=log_dir() / "lomo.log")
     except Exception:  # noqa: BLE001
-        return "Details are in the log."
+        return text("notify.log_hint_plain", lang)
 
 
 def friendly(what: str) -> Callable[[F], F]:
-    """Run an async action; report failures as notifications ("Could not WHAT: why. What to do.")."""
+    """Run an async action; report failures as notifications titled `tui_notify.fail_WHAT` ("Could not send
+    the message") in the creator's language, saying why and what to do."""
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
         async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            lang = creator_language(self)
             try:
                 return await fn(self, *args, **kwargs)
             except LomoError as exc:
-                self.notify(str(exc), title=f"Could not {what}", severity="error", timeout=8)
+                self.notify(str(exc), title=text(f"notify.fail_{what}", lang), severity="error", timeout=8)
             except Exception as exc:  # noqa: BLE001 — the creator sees a sentence, the log keeps the trace
                 log.exception("TUI action %r failed", what)
-                self.notify(f"{type(exc).__name__}: {exc}. {log_hint()}", title=f"Could not {what}",
-                            severity="error", timeout=10)
+                self.notify(f"{type(exc).__name__}: {exc}. {log_hint(lang)}",
+                            title=text(f"notify.fail_{what}", lang), severity="error", timeout=10)
             return None
         return wrapper  # type: ignore[return-value]
     return decorate
@@ -60,17 +63,19 @@ class Actions:
     queued: list[tuple[str, str | None]]
 
     def _need_runtime(self) -> None:
+        lang = creator_language(self)
         if self.boot_error:
-            raise LomoError(text("start.failed_action", reason=self.boot_error))
+            raise LomoError(text("start.failed_action", lang, reason=self.boot_error))
         if self.session.runtime is None or not self.session.opened:
-            raise LomoError(text("start.still_starting"))
+            raise LomoError(text("start.still_starting", lang))
 
     # ---- messages ---------------------------------------------------------------------------------
     async def submit(self, message: str, task_id: str | None = None) -> str | None:
         """Send MESSAGE, or keep it queued while the runtime starts. Returns "sent", "queued" or None
         (not accepted: the composer keeps the text and a notification says why)."""
         if self.boot_error:
-            self.notify(text("start.failed_kept", reason=self.boot_error), title=text("start.failed_title"),
+            lang = detect_language(message)
+            self.notify(text("start.failed_kept", lang, reason=self.boot_error), title=text("start.failed_title", lang),
                         severity="error", timeout=15)
             return None
         if self.session.runtime is None or not self.session.opened:
@@ -106,38 +111,40 @@ class Actions:
             field = composers[0].input
             field.value = "\n\n".join([*messages, field.value] if field.value.strip() else messages)
 
-    @friendly("send the message")
-    async def do_send(self, text: str, task_id: str | None = None) -> str | None:
+    @friendly("send")
+    async def do_send(self, words: str, task_id: str | None = None) -> str | None:
         self._need_runtime()
-        message_id, _turn = await self.session.send(text, task_id)
-        note = self.job_note(task_id)
+        message_id, _turn = await self.session.send(words, task_id)
+        lang = detect_language(words)
+        note = self.job_note(task_id, lang)
         if note:  # B4: say so at once; the next step decides whether to make it again
-            self.notify(note[:1].upper() + note[1:] + ".", title="Change noted", severity="information")
+            self.notify(note[:1].upper() + note[1:] + ("。" if lang in ("zh", "ja") else "."),
+                        title=text("notify.change_noted", lang), severity="information")
         self.live.schedule()
         return message_id
 
     snap: Any
 
-    def job_note(self, task_id: str | None) -> str:
+    def job_note(self, task_id: str | None, lang: str = "en") -> str:
         """"the running clip keeps the old prompt; …" when TASK_ID has a generation running now."""
         from .widgets.card import RUNNING_JOB, running_job_note
 
         card = self.snap.cards.get(task_id) if self.snap is not None and task_id else None
         running = [j for j in card.jobs if j.status in RUNNING_JOB] if card is not None else []
-        return running_job_note(running[0].kind) if running else ""
+        return running_job_note(running[0].kind, lang) if running else ""
 
-    @friendly("take the message back")
-    async def do_not_this_task(self, inbox_id: str) -> None:
+    @friendly("take_back")
+    async def do_not_this_task(self, inbox_id: str, lang: str | None = None) -> None:
         self._need_runtime()
         await self.session.not_this_task(inbox_id)
-        self.notify(text("route.asked"), severity="information")
+        self.notify(text("route.asked", lang or creator_language(self)), severity="information")
         self.live.schedule(everything=True)
 
-    @friendly("change the message")
+    @friendly("change_message")
     async def do_withdraw(self, message_id: str, replacement: str | None = None) -> None:
         self._need_runtime()
         new = await self.session.withdraw(message_id, replacement)
-        self.notify("Message replaced." if new else "Message withdrawn; the task will not read it.",
+        self.notify(text("notify.replaced" if new else "notify.withdrawn", creator_language(self)),
                     severity="information")
         self.live.schedule(everything=True)
 
@@ -157,45 +164,49 @@ class Actions:
         if approve:
             await self.do_resolve(gate, approve, option)
             return
-        await self.confirm(text("confirm.reject_q", question=gate.question),
-                           text("confirm.reject_detail", task=gate.task_title), text("confirm.reject_verb"),
+        lang = gate.language
+        await self.confirm(text("confirm.reject_q", lang, question=gate.question),
+                           text("confirm.reject_detail", lang, task=gate.task_title), text("confirm.reject_verb", lang),
                            lambda: self.do_resolve(gate, False, None))
 
-    @friendly("answer the gate")
+    @friendly("answer_gate")
     async def do_resolve(self, gate: "GateView", approve: bool, option: int | None = None) -> None:
         self._need_runtime()
         row = await self.session.resolve_gate(gate.id, approve=approve, option=option)
         resolution = row.resolution or {}
+        lang = gate.language
         if approve:
             label = resolution.get("label")
-            self.notify(f"Approved: {gate.question}" + (f" → {label}" if label else ""), severity="information")
+            self.notify(text("notify.approved_as", lang, question=gate.question, label=label) if label
+                        else text("notify.approved", lang, question=gate.question), severity="information")
         else:
-            self.notify(f"Rejected: {gate.question}", severity="information")
+            self.notify(text("notify.rejected", lang, question=gate.question), severity="information")
         self.live.schedule(everything=True)
 
-    @friendly("approve the next gate")
+    @friendly("approve_next")
     async def approve_next_gate(self) -> None:
         self._need_runtime()
         from ..views import load_gates
 
         gates = await load_gates(self.session.db)
         if not gates:
-            self.notify("No gate is waiting for you.", severity="information")
+            self.notify(text("notify.no_gate", creator_language(self)), severity="information")
             return
         await self.do_resolve(gates[0], True, None)
 
     # ---- tasks ------------------------------------------------------------------------------------
-    @friendly("change the task")
+    @friendly("change_task")
     async def do_card_action(self, task_id: str, action: str, confirmed: bool = False) -> None:
         self._need_runtime()
         from ..views import load_cards
 
         card = (await load_cards(self.session.db, [task_id])).get(task_id)
         if card is None:
-            raise LomoError("that task no longer exists")
+            raise LomoError(text("notify.task_gone", creator_language(self)))
+        lang = card.language  # what is said about a task speaks the task's language
         if action in ("stop", "archive") and not confirmed:
-            await self.confirm(text(f"confirm.{action}_q", title=card.title), text(f"confirm.{action}_detail"),
-                               text(f"confirm.{action}_verb"),
+            await self.confirm(text(f"confirm.{action}_q", lang, title=card.title),
+                               text(f"confirm.{action}_detail", lang), text(f"confirm.{action}_verb", lang),
                                lambda: self.do_card_action(task_id, action, confirmed=True))
             return
         if action == "open":
@@ -204,18 +215,19 @@ class Actions:
         if action == "pause":
             word = "resume" if card.can_resume else "pause"
             await self.session.control(task_id, word)
-            self.notify(f"{'Resumed' if word == 'resume' else 'Paused'}: {card.title}")
+            self.notify(text("notify.resumed" if word == "resume" else "notify.paused_one", lang, title=card.title))
         elif action == "stop":
             await self.session.control(task_id, "stop")
-            self.notify(f"Stopped: {card.title}. Its history stays; start a new task to continue the idea.")
+            self.notify(text("notify.stopped", lang, title=card.title))
         elif action == "promote":
             if await self.session.promote(task_id):
-                self.notify(f"Promoted to a persistent task: {card.title}")
+                self.notify(text("notify.promoted", lang, title=card.title))
             else:
-                self.notify(f"{card.title} is already a {card.kind} task.", severity="warning")
+                self.notify(text("notify.already_kind", lang, title=card.title,
+                                 kind=text(f"card.kind_{card.kind}", lang)), severity="warning")
         elif action == "archive":
             await self.session.archive(task_id)
-            self.notify(f"Archived: {card.title}. Find it again with the command palette (Ctrl+P).")
+            self.notify(text("notify.archived", lang, title=card.title))
         self.live.schedule(everything=True)
 
     async def open_task(self, task_id: str) -> None:
@@ -223,33 +235,34 @@ class Actions:
 
         await self.push_screen(TaskScreen(task_id))  # type: ignore[attr-defined]
 
-    @friendly("create the task")
+    @friendly("create_task")
     async def do_new_task(self, title: str, brief: str = "") -> str | None:
         self._need_runtime()
         task_id = await self.session.create_task(title, brief)
-        self.notify(f"New task: {title}. Type in its view to brief it.")
+        self.notify(text("notify.new_task", detect_language(title), title=title))
         self.live.schedule(everything=True)
         return task_id
 
-    @friendly("pause all tasks")
+    @friendly("pause_all")
     async def do_pause_all(self) -> None:
         self._need_runtime()
         count = await self.session.pause_all()
-        self.notify(f"Paused {count} task(s)." if count else "Nothing was running.")
+        lang = creator_language(self)
+        self.notify(text("notify.paused", lang, count=count) if count else text("notify.nothing_running", lang))
         self.live.schedule(everything=True)
 
-    @friendly("unarchive the task")
+    @friendly("unarchive")
     async def do_unarchive(self, task_id: str) -> None:
         self._need_runtime()
         await self.session.archive(task_id, archived=False)
-        self.notify("The task is back in the stream.")
+        self.notify(text("notify.unarchived", creator_language(self)))
         self.live.schedule(everything=True)
 
-    @friendly("switch the model")
+    @friendly("switch_model")
     async def do_switch_model(self, name: str) -> None:
         self._need_runtime()
         self.session.switch_model(name)
-        self.notify(f"Next steps use {name}.")
+        self.notify(text("notify.next_model", creator_language(self), name=name))
         self.after_model_switch()  # type: ignore[attr-defined]
 
     # ---- files ------------------------------------------------------------------------------------
@@ -266,14 +279,15 @@ class Actions:
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
-            self.notify("Set $EDITOR (for example `export EDITOR=nano`) to edit files from Lomo.",  # type: ignore
-                        title="No editor", severity="warning")
+            self.notify(text("files.no_editor"), title=text("files.no_editor_title"),  # type: ignore
+                        severity="warning")
             return
         try:
             with self.suspend():  # type: ignore[attr-defined]
                 subprocess.call([*shlex.split(editor), str(path)])
         except Exception as exc:  # noqa: BLE001 — e.g. suspend unsupported, editor missing
-            self.notify(f"Could not start {editor}: {exc}", title="Editor", severity="error")  # type: ignore
+            self.notify(text("files.editor_failed", editor=editor, error=exc),  # type: ignore
+                        title=text("files.editor_title"), severity="error")
         self.live.schedule(everything=True)
 
     notify: Any

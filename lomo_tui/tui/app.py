@@ -23,7 +23,7 @@ from .fmt import Clock, clock_time
 from .images import image_mode
 from .live import Live
 from .session import Seed, Session, is_remote
-from .strings import text
+from .strings import creator_language, has, text
 from .themes import DEFAULT_THEME, discover
 
 log = logging.getLogger("lomo.tui")
@@ -75,9 +75,9 @@ class LomoApp(Actions, App[int]):
         try:
             self.workspace_root.mkdir(parents=True, exist_ok=True)
             if not os.access(self.workspace_root, os.W_OK | os.X_OK):
-                self.workspace_problem = f"the workspace folder {self.workspace_root} is not writable"
+                self.workspace_problem = text("app.workspace_unwritable", path=self.workspace_root)
         except OSError as exc:
-            self.workspace_problem = f"cannot create the workspace folder {self.workspace_root}: {exc.strerror}"
+            self.workspace_problem = text("app.workspace_uncreatable", path=self.workspace_root, error=exc.strerror)
 
     # ---- start-up -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -85,7 +85,7 @@ class LomoApp(Actions, App[int]):
         if self.keymap:
             self.set_keymap(self.keymap)
         for problem in self._problems:
-            self.notify(problem, title="Config", severity="warning", timeout=10)
+            self.notify(problem, title=text("app.config_title"), severity="warning", timeout=10)
         self.call_after_refresh(self._start)
 
     def _install_themes(self) -> None:
@@ -100,15 +100,15 @@ class LomoApp(Actions, App[int]):
         self._problems.extend(problems)
         name = self.requested_theme
         if name not in self.available_themes:
-            self._problems.append(f"theme {name!r} is not installed; using {DEFAULT_THEME}. "
-                                  f"Put theme files in {user_dir / 'themes'}")
+            self._problems.append(text("app.theme_missing", name=repr(name), default=DEFAULT_THEME,
+                                       folder=user_dir / "themes"))
             name = DEFAULT_THEME
         try:
             self.theme = name
         except Exception as exc:  # noqa: BLE001 — a theme Textual cannot use: say so, use the built-in one
             log.warning("theme %s failed: %s", name, exc)
-            self._problems.append(f"theme {name!r} cannot be used ({exc}); using the built-in {DEFAULT_THEME}. "
-                                  f"Fix or remove its file in {user_dir / 'themes'}")
+            self._problems.append(text("app.theme_broken", name=repr(name), error=exc, default=DEFAULT_THEME,
+                                       folder=user_dir / "themes"))
             from .themes import builtin
 
             self.register_theme(builtin(DEFAULT_THEME))
@@ -118,10 +118,10 @@ class LomoApp(Actions, App[int]):
         self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:
-        self.set_status("starting…")
+        self.set_status(text("header.starting"))
         try:
             if self.workspace_problem:
-                raise LomoError(self.workspace_problem + "; choose another with --workspace or LOMO_WORKSPACE")
+                raise LomoError(text("app.workspace_choose", problem=self.workspace_problem))
             await self.session.open()
         except Exception as exc:  # noqa: BLE001 — stay open and say what to do
             log.log(logging.WARNING if isinstance(exc, LomoError) else logging.ERROR, "runtime failed to start",
@@ -150,8 +150,8 @@ class LomoApp(Actions, App[int]):
             await self.session.preload_model()
         except Exception as exc:  # noqa: BLE001
             self.set_model_state("unavailable")
-            self.notify(f"{exc}. Switch to lomo/local from the command palette (Ctrl+P) to keep working.",
-                        title="Model", severity="error", timeout=15)
+            self.notify(text("app.model_failed", error=exc), title=text("app.model_title"), severity="error",
+                        timeout=15)
             return
         self.set_model_state("ready")
 
@@ -241,18 +241,29 @@ class LomoApp(Actions, App[int]):
             return
         self.alert("jobs")
         title = await self.task_title(task_id)
-        self.notify(text("bell.job_done", kind=job.kind, title=title, status=job.status), title=text("bell.title"))
+        lang = self.task_language(task_id)
+        kind = text(f"card.job_{job.kind}", lang) if has(f"card.job_{job.kind}") else job.kind
+        status = text(f"card.job_{job.status}", lang) if has(f"card.job_{job.status}") else job.status
+        self.notify(text("bell.job_done", lang, kind=kind, title=title, status=status), title=text("bell.title", lang))
 
     async def task_title(self, task_id: str | None) -> str:
         if self.snap is not None and task_id in self.snap.cards:
             return self.snap.cards[task_id].title
-        return "Main" if task_id in (None, self.session.main_id) else (task_id or "")
+        if task_id in (None, self.session.main_id):
+            return text("context.main", creator_language(self))
+        return task_id or ""
+
+    def task_language(self, task_id: str | None) -> str:
+        """The language of TASK_ID's card (the creator's for the main thread or a task not on screen)."""
+        card = self.snap.cards.get(task_id) if self.snap is not None and task_id else None
+        return card.language if card is not None else creator_language(self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             log.error("worker %s failed", event.worker.name, exc_info=error)
-            self.notify(f"{type(error).__name__}: {error}. {log_hint()}", title="Something went wrong",
+            lang = creator_language(self)
+            self.notify(f"{type(error).__name__}: {error}. {log_hint(lang)}", title=text("notify.went_wrong", lang),
                         severity="error", timeout=10)
 
     # ---- app-wide actions ------------------------------------------------------------------------------
@@ -295,7 +306,7 @@ class LomoApp(Actions, App[int]):
                 if task_id:
                     await self.open_task(task_id)
 
-        await self.push_screen(PromptScreen("New task", "What is the goal? (a title; brief it in its view)"), made)
+        await self.push_screen(PromptScreen(text("preview.new_task_title"), text("preview.new_task_ask")), made)
 
     async def action_refresh_views(self) -> None:
         await self.refresh_views(everything=True)
@@ -305,7 +316,7 @@ class LomoApp(Actions, App[int]):
         if handler is not None:
             handler()
         else:
-            self.notify("The gate inbox is on the main screen (Esc to go back).")
+            self.notify(text("notify.gates_elsewhere", creator_language(self)))
 
     def action_focus_tree(self) -> None:
         handler = getattr(self.screen, "focus_tree", None)
@@ -333,6 +344,6 @@ class LomoApp(Actions, App[int]):
                 self._theme_memory().parent.mkdir(parents=True, exist_ok=True)
                 self._theme_memory().write_text(name + "\n", encoding="utf-8")
             except OSError as exc:
-                self.notify(f"The theme is on, but could not be remembered ({exc.strerror}).", severity="warning")
+                self.notify(text("app.theme_unremembered", error=exc.strerror), severity="warning")
         else:
-            self.notify(f"No theme called {name!r}.", severity="warning")
+            self.notify(text("app.theme_unknown", name=repr(name)), severity="warning")

@@ -9,6 +9,7 @@ from typing import Any, Awaitable, Callable
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .. import views
+from .strings import text
 
 Command = tuple[str, Callable[[], Awaitable[Any] | Any], str]
 
@@ -35,42 +36,39 @@ class LomoCommands(Provider):
             self.files = await views.load_file_paths(app.session.db, workspace=app.session.settings.workspace)
 
     def commands(self) -> list[Command]:
+        """The palette's commands, worded in the creator's language."""
         app: Any = self.app
-        out: list[Command] = [
-            ("New task…", app.action_new_task, "Create a persistent task by its title (no routing)"),
-            ("Approve next gate", app.approve_next_gate, "Approve the oldest gate waiting for you (option 1)"),
-            ("Pause all tasks", app.do_pause_all, "Pause every running or waiting task"),
-            ("Memory: what Lomo remembers", app.action_memory, "Each memory with its sources; edit, confirm, forget"),
-            ("Stats: verified progress and model calls", app.action_stats, "The figures of `lomo stats`, charted"),
-            ("Context: what the model sees", app.action_context,
-             "The next step's prompt: layers, budget, tools, cache (`lomo context`)"),
-            ("Help: keys", app.action_help, "Every key, and how to change them"),
-        ]
-        out += [(f"Open task: {t.title}", partial(app.open_task, t.id), f"{t.kind} · {t.status} · {t.id}")
-                for t in self.tasks]
-        out += [(f"Unarchive task: {t.title}", partial(app.do_unarchive, t.id), f"{t.kind} · {t.id}")
+        out: list[Command] = [(text(f"palette.{name}"), action, text(f"palette.{name}_help")) for name, action in (
+            ("new_task", app.action_new_task), ("approve_next", app.approve_next_gate),
+            ("pause_all", app.do_pause_all), ("memory", app.action_memory), ("stats", app.action_stats),
+            ("context", app.action_context), ("help", app.action_help))]
+        out += [(text("palette.open_task", title=t.title), partial(app.open_task, t.id),
+                 f"{t.kind} · {t.status} · {t.id}") for t in self.tasks]
+        out += [(text("palette.unarchive", title=t.title), partial(app.do_unarchive, t.id), f"{t.kind} · {t.id}")
                 for t in self.archived]
         current = app.session.model_name
-        out += [(f"Switch model: {name}", partial(app.do_switch_model, name),
-                 "current model" if name == current else "use it for the next steps")
+        out += [(text("palette.switch_model", name=name), partial(app.do_switch_model, name),
+                 text("palette.current_model") if name == current else text("palette.use_model"))
                 for name in model_choices(app.session.settings, current)]
-        out += [(f"Switch theme: {name}", partial(app.action_switch_theme, name),
-                 "current theme" if name == app.theme else "")
+        out += [(text("palette.switch_theme", name=name), partial(app.action_switch_theme, name),
+                 text("palette.current_theme") if name == app.theme else "")
                 for name in sorted(app.available_themes) if name.startswith("lomo") or name == app.theme]
         root: Path = app.workspace_root
-        out += [(f"Open file: {path}", partial(app.open_file, root / path), "preview (e edits)")
-                for path in self.files]
+        self.quiet = (text("palette.open_file", path=""), text("palette.switch_theme", name=""))
+        out += [(text("palette.open_file", path=path), partial(app.open_file, root / path),
+                 text("palette.open_file_help")) for path in self.files]
         return out
 
     async def discover(self) -> Hits:
-        for text, callback, help_text in self.commands():
-            if text.startswith(("Open file:", "Switch theme:")):
+        commands = self.commands()
+        for said, callback, help_text in commands:
+            if said.startswith(self.quiet):  # files and themes are found by searching, not listed
                 continue
-            yield DiscoveryHit(text, callback, help=help_text)
+            yield DiscoveryHit(said, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for text, callback, help_text in self.commands():
-            score = matcher.match(text)
+        for said, callback, help_text in self.commands():
+            score = matcher.match(said)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+                yield Hit(score, matcher.highlight(said), callback, help=help_text)

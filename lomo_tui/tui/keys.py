@@ -15,60 +15,78 @@ from typing import Any
 
 from textual.binding import Binding
 
+from ..language import message
+
 
 @dataclass(frozen=True)
 class Key:
+    """One key: what it does and where it works are in the catalogue (`tui_keys.<id>`, `tui_scope.<where>`)."""
+
     id: str
     key: str
     action: str
-    description: str
-    scope: str
+    where: str  # a key of the catalogue's [tui_scope]
     show: bool = True
     priority: bool = False
     display: str | None = None
 
+    def what(self, lang: str = "en") -> str:
+        return message("tui_keys." + self.id.replace(".", "_"), lang)
+
+    def place(self, lang: str = "en") -> str:
+        return message("tui_scope." + self.where, lang)
+
+    @property
+    def description(self) -> str:
+        """What it does, in English (the footer's word, the README's table)."""
+        return self.what()
+
+    @property
+    def scope(self) -> str:
+        return self.place()
+
 
 KEYS: tuple[Key, ...] = (
-    Key("app.quit", "ctrl+q", "quit", "Quit", "Anywhere", priority=True),
-    Key("app.help", "f1,question_mark", "help", "Help", "Anywhere (? outside the input)"),
-    Key("app.palette", "ctrl+p", "command_palette", "Commands", "Anywhere", show=False, priority=True),
-    Key("app.new_task", "ctrl+n", "new_task", "New task", "Anywhere"),
-    Key("app.gates", "ctrl+g", "focus_gates", "Gates", "Anywhere"),
-    Key("app.tree", "ctrl+t", "focus_tree", "Files", "Anywhere"),
-    Key("app.refresh", "f5", "refresh_views", "Refresh", "Anywhere", show=False),
-    Key("app.memory", "f2,ctrl+r", "memory", "What Lomo remembers (memory view)", "Anywhere", show=False),
-    Key("app.stats", "f3", "stats", "Stats: verified progress, model calls", "Anywhere", show=False),
-    Key("app.context", "f4", "context", "What the model sees (this task's next prompt)", "Anywhere", show=False),
-    Key("app.input", "escape", "focus_input", "Back to the input (again: talk to Main)", "The main screen", show=False),
-    Key("card.open", "enter,o", "open", "Open", "A task card"),
-    Key("card.reply", "r", "reply", "Reply here", "A task card"),
-    Key("card.pause", "p", "pause", "Pause/resume", "A task card"),
-    Key("card.stop", "s", "stop", "Stop", "A task card"),
-    Key("card.promote", "m", "promote", "Promote", "A task card", show=False),
-    Key("card.archive", "delete", "archive", "Archive", "A task card", show=False),
-    Key("gate.approve", "a,y", "approve", "Approve", "The gate inbox"),
-    Key("gate.reject", "r,n", "reject", "Reject", "The gate inbox"),
-    Key("gate.choose", "1,2,3,4,5,6,7,8,9", "choose_key", "Choose option N", "The gate inbox", show=False,
+    Key("app.quit", "ctrl+q", "quit", "anywhere", priority=True),
+    Key("app.help", "f1,question_mark", "help", "anywhere_help"),
+    Key("app.palette", "ctrl+p", "command_palette", "anywhere", show=False, priority=True),
+    Key("app.new_task", "ctrl+n", "new_task", "anywhere"),
+    Key("app.gates", "ctrl+g", "focus_gates", "anywhere"),
+    Key("app.tree", "ctrl+t", "focus_tree", "anywhere"),
+    Key("app.refresh", "f5", "refresh_views", "anywhere", show=False),
+    Key("app.memory", "f2,ctrl+r", "memory", "anywhere", show=False),
+    Key("app.stats", "f3", "stats", "anywhere", show=False),
+    Key("app.context", "f4", "context", "anywhere", show=False),
+    Key("app.input", "escape", "focus_input", "main_screen", show=False),
+    Key("card.open", "enter,o", "open", "card"),
+    Key("card.reply", "r", "reply", "card"),
+    Key("card.pause", "p", "pause", "card"),
+    Key("card.stop", "s", "stop", "card"),
+    Key("card.promote", "m", "promote", "card", show=False),
+    Key("card.archive", "delete", "archive", "card", show=False),
+    Key("gate.approve", "a,y", "approve", "gates"),
+    Key("gate.reject", "r,n", "reject", "gates"),
+    Key("gate.choose", "1,2,3,4,5,6,7,8,9", "choose_key", "gates", show=False,
         display="1–9"),
-    Key("gate.open", "enter,o", "open_task", "Open task", "The gate inbox", show=False),
-    Key("tree.edit", "e", "edit", "Edit in $EDITOR", "The workspace tree"),
-    Key("tree.preview", "space,o", "preview", "Preview", "The workspace tree"),
-    Key("stream.earlier", "ctrl+u", "load_earlier", "Earlier messages", "The main pane", show=False),
-    Key("task.back", "escape", "back", "Back", "The task view"),
-    Key("inbox.withdraw", "w", "withdraw", "Withdraw", "The task inbox"),
-    Key("inbox.replace", "e", "replace", "Replace", "The task inbox"),
-    Key("memory.edit", "e", "edit", "Edit (your words: a new version)", "The memory view"),
-    Key("memory.confirm", "c", "confirm", "Confirm", "The memory view"),
-    Key("memory.forget", "f,delete", "forget", "Forget (asks first)", "The memory view"),
-    Key("memory.back", "escape", "back", "Back", "The memory view"),
-    Key("stats.period", "p", "period", "Period: all time / 24 h / 7 days / 30 days", "The stats view"),
-    Key("stats.back", "escape,q", "back", "Back", "The stats view"),
-    Key("context.back", "escape,q", "back", "Back", "The context view"),
-    Key("preview.edit", "e", "edit", "Edit in $EDITOR (text files)", "A preview"),
-    Key("preview.next", "right,n", "step(1)", "Next result", "A preview"),
-    Key("preview.previous", "left,p", "step(-1)", "Previous result", "A preview"),
-    Key("preview.play", "space", "play", "Play/pause a clip", "A preview"),
-    Key("preview.close", "escape,q", "dismiss", "Close", "A preview"),
+    Key("gate.open", "enter,o", "open_task", "gates", show=False),
+    Key("tree.edit", "e", "edit", "tree"),
+    Key("tree.preview", "space,o", "preview", "tree"),
+    Key("stream.earlier", "ctrl+u", "load_earlier", "main_pane", show=False),
+    Key("task.back", "escape", "back", "task_view"),
+    Key("inbox.withdraw", "w", "withdraw", "task_inbox"),
+    Key("inbox.replace", "e", "replace", "task_inbox"),
+    Key("memory.edit", "e", "edit", "memory_view"),
+    Key("memory.confirm", "c", "confirm", "memory_view"),
+    Key("memory.forget", "f,delete", "forget", "memory_view"),
+    Key("memory.back", "escape", "back", "memory_view"),
+    Key("stats.period", "p", "period", "stats_view"),
+    Key("stats.back", "escape,q", "back", "stats_view"),
+    Key("context.back", "escape,q", "back", "context_view"),
+    Key("preview.edit", "e", "edit", "preview"),
+    Key("preview.next", "right,n", "step(1)", "preview"),
+    Key("preview.previous", "left,p", "step(-1)", "preview"),
+    Key("preview.play", "space", "play", "preview"),
+    Key("preview.close", "escape,q", "dismiss", "preview"),
 )
 BY_ID = {k.id: k for k in KEYS}
 
@@ -113,10 +131,10 @@ def pretty(key: str) -> str:
     return " / ".join(out)
 
 
-def help_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """(scope, keys, what) rows, with the creator's keymap applied."""
+def help_rows(keymap: dict[str, str] | None = None, lang: str = "en") -> list[tuple[str, str, str]]:
+    """(scope, keys, what) rows in LANG, with the creator's keymap applied."""
     keymap = keymap or {}
-    return [(k.scope, k.display or pretty(keymap.get(k.id, k.key)), k.description) for k in KEYS]
+    return [(k.place(lang), k.display or pretty(keymap.get(k.id, k.key)), k.what(lang)) for k in KEYS]
 
 
 def markdown_table(keymap: dict[str, str] | None = None) -> str:

@@ -15,7 +15,7 @@ from ..base.bus import Notice
 if TYPE_CHECKING:
     from .app import LomoApp
 
-from .strings import text
+from .strings import creator_language, text
 
 log = logging.getLogger("lomo.tui.live")
 
@@ -63,12 +63,15 @@ class Live:
         if notice.type == Notice.TURN_FAILED:
             reason = notice.data.get("reason", "")
             if notice.task_id in (None, self.app.session.main_id):
-                self.app.notify(f"{text('error.toast_main', reason=reason)}\n{text('error.toast_main_todo')}",
-                                title=text("error.toast_title_main"), severity="error", timeout=10)
+                lang = creator_language(self.app)
+                self.app.notify(f"{text('error.toast_main', lang, reason=reason)}\n"
+                                f"{text('error.toast_main_todo', lang)}",
+                                title=text("error.toast_title_main", lang), severity="error", timeout=10)
             else:
                 title = await self.app.task_title(notice.task_id)
-                self.app.notify(f"{text('error.toast_task', title=title, reason=reason)}\n"
-                                f"{text('error.toast_task_todo')}", title=text("error.toast_title"),
+                lang = self.app.task_language(notice.task_id)
+                self.app.notify(f"{text('error.toast_task', lang, title=title, reason=reason)}\n"
+                                f"{text('error.toast_task_todo', lang)}", title=text("error.toast_title", lang),
                                 severity="error", timeout=8)
         if notice.type == Notice.JOB_DONE and notice.data.get("job_id"):
             self.app.run_worker(self.app.job_finished(notice.data["job_id"], notice.task_id), group="bell",

@@ -13,6 +13,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from ..errors import LomoError
+from .strings import text as say
 
 log = logging.getLogger("lomo.tui")
 
@@ -44,6 +45,7 @@ class Session:
         self.model_name = settings.model
         self.model_state = "loading" if is_remote(settings.model) else "ready"
         self.opened = False
+        self.language = "en"  # the creator's: the language of the last message they sent (notices speak it)
 
     # ---- life cycle -----------------------------------------------------------------------------
     async def open(self) -> None:
@@ -58,7 +60,20 @@ class Session:
         if self.seed is not None:
             await self.seed(rt)
         self.main_id = await rt.ledger.main_task_id()
+        await self._recall_language()
         self.opened = True
+
+    async def _recall_language(self) -> None:
+        """The creator's language from the last things they said before this start (notices speak it)."""
+        from sqlalchemy import select
+
+        from ..store import schema as s
+
+        async with self.runtime.db.read() as conn:
+            said = (await conn.execute(select(s.inbox.c.text).where(s.inbox.c.source == "creator").order_by(
+                s.inbox.c.sent_at.desc()).limit(5))).scalars().all()
+        for words in reversed(said):
+            self.notice_language(words)
 
     async def close(self) -> None:
         rt, self.runtime = self.runtime, None
@@ -87,15 +102,24 @@ class Session:
             await asyncio.to_thread(remote.preload)
         except Exception as exc:  # noqa: BLE001 — reported in the header and a notification
             self.model_state = "unavailable"
-            raise LomoError(f"could not load the model library for {self.model_name}: {exc}") from exc
+            raise LomoError(say("notify.model_library", self.language, model=self.model_name, error=exc)) from exc
         self.model_state = "ready"
 
     # ---- creator actions ----------------------------------------------------------------------------
     async def send(self, text: str, task_id: str | None = None) -> tuple[str, str]:
         text = text.strip()
         if not text:
-            raise LomoError("type a message first")
+            raise LomoError(say("notify.type_first", self.language))
+        self.notice_language(text)
         return await self.runtime.send(text, task_id)
+
+    def notice_language(self, words: str) -> None:
+        """Follow the creator's language from WORDS they sent — unless they are too few to tell ("ok")."""
+        from ..language import detect_language
+
+        lang = detect_language(words)
+        if lang != "en" or len(words.split()) >= 3:
+            self.language = lang
 
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None) -> Any:
         """The creator's key press answers the gate (the one door: the runtime records it and wakes
@@ -123,14 +147,13 @@ class Session:
         from sqlalchemy import select
 
         from ..governance.gates import open_gate
+        from ..language import detect_language, message
         from ..store import schema as s
-        from .strings import text
-
         rt = self.runtime
         async with rt.db.read() as conn:
             row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == inbox_id))).first()
             if row is None:
-                raise LomoError("that message is gone")
+                raise LomoError(say("notify.message_gone", self.language))
             others = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title).where(
                 s.tasks.c.kind != "main", s.tasks.c.id != row.task_id, s.tasks.c.archived.is_(False),
                 s.tasks.c.status.notin_(("stopped", "done", "failed"))).order_by(
@@ -139,24 +162,26 @@ class Session:
         if row.status == "pending":
             await rt.ledger.withdraw(inbox_id)
         words = row.text
+        lang = detect_language(words)  # the card speaks the language of the words it asks about
         short = words if len(words) <= 60 else words[:59] + "…"
-        new_title = " ".join(words.split()[:6])[:60] or "New task"
-        actions = [{"do": "send", "task_id": t.id, "label": text("route.send_to", title=t.title),
-                    "consequence": text("route.goes_to")} for t in others]
+        new_title = " ".join(words.split()[:6])[:60] or say("route.new_title", lang)
+        actions = [{"do": "send", "task_id": t.id, "label": say("route.send_to", lang, title=t.title),
+                    "consequence": say("route.goes_to", lang)} for t in others]
         actions.append({"do": "new", "kind": "persistent", "title": new_title, "goal": words, "brief": "",
-                        "label": text("route.new"), "consequence": text("route.new_goes", title=new_title)})
-        actions.append({"do": "cancel", "label": text("route.cancel"), "consequence": text("route.cancel_goes")})
+                        "label": say("route.new", lang), "consequence": say("route.new_goes", lang, title=new_title)})
+        actions.append({"do": "cancel", "label": say("route.cancel", lang),
+                        "consequence": say("route.cancel_goes", lang)})
         main = self.main_id or await rt.ledger.main_task_id()
         async with rt.db.write() as conn:
             gate = await open_gate(
-                conn, task_id=main, kind="clarify", question=text("route.question", words=short),
+                conn, task_id=main, kind="clarify", question=say("route.question", lang, words=short),
                 options=[{"label": a["label"], "consequence": a["consequence"]} for a in actions],
                 dedupe_key=f"not-this/{inbox_id}",
-                scope={"description": f"your message “{short}” (not for {title})", "route": "not_this_task",
+                scope={"description": say("route.scope", lang, words=short, title=title), "route": "not_this_task",
                        "actions": [{k: v for k, v in a.items() if k not in ("label", "consequence")}
                                    for a in actions],
-                       "words": words, "message": words[:300], "language": "en", "was": row.task_id},
-                continues="everything else goes on; your message waits on this card")
+                       "words": words, "message": words[:300], "language": lang, "was": row.task_id},
+                continues=message("gate.message_waits", lang))
         return gate.id
 
     async def promote(self, task_id: str) -> bool:
@@ -176,7 +201,7 @@ class Session:
     async def create_task(self, title: str, brief: str = "") -> str:
         title = title.strip()
         if not title:
-            raise LomoError("a task needs a title")
+            raise LomoError(say("notify.needs_title", self.language))
         return await self.runtime.ledger.create_task(title, kind="persistent", brief=brief.strip())
 
     async def pause_all(self) -> int:
@@ -193,7 +218,7 @@ class Session:
 
         name = name.strip()
         if not name:
-            raise LomoError("name a model, e.g. lomo/local or openai/gpt-4o-mini")
+            raise LomoError(say("notify.name_model", self.language))
         settings = dataclasses.replace(self.settings, model=name)
         self.runtime.model = make_model(settings, self.runtime.ledger.count_model_calls)
         self.runtime.settings = settings

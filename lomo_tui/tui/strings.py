@@ -1,41 +1,53 @@
-"""The TUI's own creator-facing sentences, from `data/strings.toml` (en first; zh, ja, ru where written).
+"""The TUI's creator-facing sentences, read from the one message catalogue (`lomo_tui.language`,
+`messages/{en,zh,ja,ru}.toml`, sections ``tui_*``).
 
-`text("composer.queued", count=2)` formats the English sentence; `lang=` picks another language and
-falls back to English for a key it lacks.
+`text("composer.queued", count=2)` is ``message("tui_composer.queued", LANG, count=2)``. `lang=` names the
+language where the text is about a task or a message (a card speaks its task's, a stream line its words');
+without it the text is the app's own and speaks the creator's language — that of the last message they sent
+in the running app (`Session.language`), English outside an app.
 """
 from __future__ import annotations
 
-import tomllib
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).with_name("data")
+from ..language import message
+from ..language.messages import template
 
 
-@lru_cache(maxsize=1)
-def catalogue() -> dict[str, dict[str, Any]]:
-    """{language: {key: sentence}} with dotted keys flattened ("composer.queued")."""
-    raw = tomllib.loads((DATA / "strings.toml").read_text(encoding="utf-8"))
-    out: dict[str, dict[str, str]] = {}
-    for lang, table in raw.items():
-        flat: dict[str, Any] = {}
-        for group, entries in table.items():
-            for key, sentence in entries.items():
-                flat[f"{group}.{key}"] = sentence
-        out[lang] = flat
-    return out
+def _key(key: str) -> str:
+    return "tui_" + key
 
 
-def lines(key: str, lang: str = "en") -> list[str]:
-    """A list entry (examples, capabilities) in LANG, else English."""
-    table = catalogue()
-    value = table.get(lang, {}).get(key) or table["en"][key]
-    return list(value) if isinstance(value, list) else [str(value)]
+def lines(key: str, lang: str | None = None) -> list[str]:
+    """A list entry (examples, capabilities; one item a line in the catalogue) in LANG."""
+    return [line for line in template(_key(key), lang or current_language()).split("\n") if line]
 
 
-def text(key: str, lang: str = "en", **values: Any) -> str:
-    """The sentence KEY in LANG (English when LANG lacks it), formatted with VALUES."""
-    table = catalogue()
-    sentence = table.get(lang, {}).get(key) or table["en"][key]
-    return sentence.format(**values) if values else sentence
+def text(key: str, lang: str | None = None, **values: Any) -> str:
+    """The sentence KEY ("group.name") in LANG (the creator's when None), formatted with VALUES."""
+    return message(_key(key), lang or current_language(), **values)
+
+
+def has(key: str) -> bool:
+    """Whether the catalogue has KEY (for labels that fall back to a raw value: a job status)."""
+    try:
+        template(_key(key), "en")
+    except KeyError:
+        return False
+    return True
+
+
+def current_language() -> str:
+    """The creator's language in the running app ("en" outside one: a test, the CLI)."""
+    try:
+        from textual._context import active_app  # what `Widget.app` reads: the app this code runs under
+    except ImportError:  # pragma: no cover — a Textual without it
+        return "en"
+    return creator_language(active_app.get(None))
+
+
+def creator_language(app: Any) -> str:
+    """The language notices speak: the creator's, from the last message they sent ("en" before any).
+    APP is the app, or a screen or widget of it."""
+    session = getattr(app, "session", None) or getattr(getattr(app, "app", None), "session", None)
+    return getattr(session, "language", None) or "en"

@@ -530,6 +530,14 @@ def _try(fn: Any, rel: str) -> Any:
 
 def describe_change(old: str, new: str) -> str:
     """A short human account of what changed between two texts ("shot 2 changed", "3 lines added")."""
+    headings, added, removed = change_parts(old, new)
+    if headings:
+        return ", ".join(f"{h!r} changed" for h in headings)
+    return f"{added} line(s) added, {removed} removed"
+
+
+def change_parts(old: str, new: str) -> tuple[list[str], int, int]:
+    """(the headings of the sections that changed (at most three), lines added, lines removed)."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     changed_headings: list[str] = []
     heading = ""
@@ -547,6 +555,4 @@ def describe_change(old: str, new: str) -> str:
             heading = line.lstrip("# ").strip()
         if index in marks and heading and heading not in changed_headings:
             changed_headings.append(heading)
-    if changed_headings:
-        return ", ".join(f"{h!r} changed" for h in changed_headings[:3])
-    return f"{added} line(s) added, {removed} removed"
+    return changed_headings[:3], added, removed

@@ -1,4 +1,5 @@
-"""The help screen: every key (with the creator's keymap applied), how to change them, and tips."""
+"""The help screen: every key (with the creator's keymap applied), how to change them, and tips — in the
+creator's language (the catalogue's [tui_keys], [tui_scope] and [tui_help])."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -8,44 +9,14 @@ from textual.content import Content
 from textual.widgets import Markdown, Static
 
 from .. import keys
-
-TIPS = """
-**Where messages go.** The input shows it: “→ Main” lets Lomo route the message (answer it, start a
-task, or follow up on one). Press **r** on a card, or type in a task's view, to send straight to that
-task — no routing, no model call to decide.
-
-**Typing.** Enter sends; **Ctrl+J** starts a new line (Shift+Enter too, where the terminal tells it
-apart). Long pastes are sent whole. On a card or a gate, letters that mean nothing there go to the
-input; stop, archive and reject ask first.
-
-**Gates** wait for you in the right pane (Ctrl+G), and in a task's own view: **a** approves, **r**
-rejects (after asking), **1–9** picks an option. Nothing is spent or deleted without that key press.
-
-**Memory** (F2) lists what Lomo remembers about you, each with the words of yours it stands on:
-**e** edits one in your words, **c** confirms it, **f** forgets it after listing what goes.
-**Stats** (F3) counts how the work went, from the ledgers.
-
-**"→ sent to …"** under your message says which task Lomo handed it to; **not this task** takes it
-back and asks where it goes.
-
-**Keys** can be changed in `config.toml` (in Lomo's config folder):
-
-```toml
-[keys]
-"app.help" = "f2"
-"gate.approve" = "a"
-```
-
-Text can be selected with the mouse and copied with Ctrl+C. Under tmux, hold Shift to let the
-terminal select instead. Ctrl+B is never used (it is tmux's prefix).
-"""
+from ..strings import creator_language, text
 
 
-def keys_content(keymap: dict[str, str]) -> Content:
-    """The key table, grouped by where the keys work."""
-    lines: list[Content] = [Content.from_markup("[b $primary]Lomo keys[/]")]
+def keys_content(keymap: dict[str, str], lang: str = "en") -> Content:
+    """The key table in LANG, grouped by where the keys work."""
+    lines: list[Content] = [Content.from_markup("[b $primary]$t[/]", t=text("help.title", lang))]
     scope = None
-    for where, pressed, what in keys.help_rows(keymap):
+    for where, pressed, what in keys.help_rows(keymap, lang):
         if where != scope:
             scope = where
             lines += [Content(""), Content.from_markup("[b]$w[/]", w=where)]
@@ -68,8 +39,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(keys_content(self.keymap), id="help-keys")
-            yield Markdown(TIPS)
+            lang = creator_language(self.app)
+            yield Static(keys_content(self.keymap, lang), id="help-keys")
+            yield Markdown(text("help.tips", lang))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

@@ -13,7 +13,9 @@ from textual.widgets import Footer, Static
 
 from ... import views
 from ...base.bus import Notice
+from ...language import detect_language
 from .. import keys
+from ..strings import creator_language, text
 from ..widgets.card import TaskCard
 from ..widgets.composer import Composer, ComposerInput, TypeAhead
 from ..widgets.gates import GateInbox, GateList
@@ -67,7 +69,7 @@ class MainScreen(Screen):
         if gates.option_count:
             gates.focus()
         else:
-            self.app.notify("Nothing needs you right now.")
+            self.app.notify(text("gates.empty", creator_language(self.app)))
 
     def focus_tree(self) -> None:
         if self.has_class("-narrow") or self.has_class("-medium"):
@@ -94,9 +96,10 @@ class MainScreen(Screen):
         count = len(snap.gates)
         self.set_class(count > 0, "-has-gates")
         if count:
-            word = "gate waits" if count == 1 else "gates wait"
+            lang = creator_language(app)
+            said = text("notify.strip_one", lang) if count == 1 else text("notify.strip_many", lang, n=count)
             self.query_one("#gate-strip", Static).update(
-                Content.from_markup(f"[b]⚑ {count} {word} for you[/] — Ctrl+G to answer"))
+                Content.from_markup("[b]$said[/] — $keys", said=said, keys=text("notify.strip_keys", lang)))
         tree = self.query_one(WorkspaceTree)
         reload = set(snap.marks) != set(tree.marks)
         tree.set_marks(snap.marks)
@@ -128,7 +131,7 @@ class MainScreen(Screen):
             return  # not accepted: the text stays in the composer and a notification says why
         event.composer.accept()
         if result == "sent" and event.task_id:
-            self.app.notify(f"Sent to {event.composer.target_title} (its card shows the reply; Esc → Main).")
+            self.app.notify(text("notify.sent_to", detect_language(event.text), title=event.composer.target_title))
 
     @on(TaskCard.Action)
     async def card_action(self, event: TaskCard.Action) -> None:

@@ -217,7 +217,7 @@ class MemoryScreen(Screen):
         self.app.push_screen(PromptScreen(text("memory.edit_title"), text("memory.edit_hint", n=entry.version + 1),
                                           entry.text), edited)
 
-    @friendly("edit the memory")
+    @friendly("edit_memory")
     async def do_edit(self, entry: MemoryEntry, value: str) -> None:
         self._need_runtime()
         from ...memory.actions import edit_memory
@@ -233,7 +233,7 @@ class MemoryScreen(Screen):
         if entry is not None:
             await self.do_confirm(entry)
 
-    @friendly("confirm the memory")
+    @friendly("confirm_memory")
     async def do_confirm(self, entry: MemoryEntry) -> None:
         self._need_runtime()
         from ...memory.actions import confirm_memory
@@ -249,7 +249,7 @@ class MemoryScreen(Screen):
             return
         await self.preview_forget(entry)
 
-    @friendly("forget the memory")
+    @friendly("forget_memory")
     async def preview_forget(self, entry: MemoryEntry) -> None:
         self._need_runtime()
         from ...memory.actions import forget_preview
@@ -260,14 +260,14 @@ class MemoryScreen(Screen):
         await app.confirm(text("memory.forget_q"), forget_detail(preview), text("memory.forget_verb"),
                           lambda: self.do_forget(entry))
 
-    @friendly("forget the memory")
+    @friendly("forget_memory")
     async def do_forget(self, entry: MemoryEntry) -> None:
         self._need_runtime()
         from ...memory.forget import forget
 
         result = await forget(self.app.session.db, memory_ids=[entry.id])  # type: ignore[attr-defined]
         if entry.id not in result["forgotten"]:
-            raise LomoError("nothing was forgotten; try `lomo memory forget` from a terminal")
+            raise LomoError(text("notify.not_forgotten"))
         rebuilt = [m for m in result["rebuilt"] if m != entry.id]
         self.app.notify(text("memory.forgotten") + (" " + text("memory.rebuilt", n=len(rebuilt)) if rebuilt else ""),
                         severity="information")

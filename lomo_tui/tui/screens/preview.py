@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from .. import keys
+from ..strings import text as say
 
 MAX_TEXT = 400_000
 
@@ -69,13 +70,13 @@ class PreviewScreen(ModalScreen[None]):
         except ValueError:
             title = self.path.name
         if len(self.results) > 1:
-            title += f"   ({self.results.index(self.path) + 1} of {len(self.results)} · ←/→ to step)"
+            title += "   " + say("preview.step", n=self.results.index(self.path) + 1, total=len(self.results))
         return title
 
     # ---- stepping through a task's results -----------------------------------------------------------
     async def action_step(self, by: int) -> None:
         if len(self.results) < 2:
-            self.app.notify("Nothing else to step to here.", severity="information")
+            self.app.notify(say("preview.nothing_to_step"), severity="information")
             return
         self.path = self.results[(self.results.index(self.path) + by) % len(self.results)]
         self.query_one("#preview-title", Static).update(self._title())
@@ -99,7 +100,7 @@ class PreviewScreen(ModalScreen[None]):
             kind, text = await asyncio.to_thread(_read, self.path)
         except Exception as exc:  # noqa: BLE001 — a file that cannot be read is a sentence, not a crash
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            await body.mount(Static(f"Cannot read this file: {why}. It may have been moved.", markup=False))
+            await body.mount(Static(say("preview.unreadable", why=why), markup=False))
             return
         if kind == "3d" and self.path.suffix.lower() in (".gltf", ".glb"):
             await self._model(body)
@@ -107,8 +108,7 @@ class PreviewScreen(ModalScreen[None]):
             await self._picture(body)
         elif text is None:
             size = self.path.stat().st_size if self.path.exists() else 0
-            await body.mount(Static(f"A {kind} file of {size:,} bytes; it cannot be shown here. Open it in an app "
-                                    "made for it.", markup=False))
+            await body.mount(Static(say("preview.binary", kind=kind, size=f"{size:,}"), markup=False))
         elif kind == "flow":
             await self._flow(body, text)
         elif self.path.suffix.lower() in (".md", ".markdown"):
@@ -129,9 +129,9 @@ class PreviewScreen(ModalScreen[None]):
         if clip is not None:  # an animated GIF or WebP: it plays (Space pauses); its frames and length are said
             frames, seconds, delay = clip
             self.frames = frames
-            info = Static(f"Clip · {len(frames)} frames · {seconds:.2f} s · {frames[0].width}×{frames[0].height}"
-                          f"{'' if cls is not None else ' (pictures are off)'} · Space pauses", markup=False,
-                          id="preview-info")
+            info = Static(say("preview.clip", frames=len(frames), seconds=f"{seconds:.2f}", width=frames[0].width,
+                              height=frames[0].height, off="" if cls is not None else say("preview.pictures_off")),
+                          markup=False, id="preview-info")
             if cls is None:
                 await body.mount(info)
                 return
@@ -142,10 +142,9 @@ class PreviewScreen(ModalScreen[None]):
             return
         picture = await load_picture(self.path, (1600, 1600)) if cls is not None else None
         if picture is None:
-            await body.mount(Static("This picture cannot be shown here (pictures may be off: [tui] images).",
-                                    markup=False))
+            await body.mount(Static(say("preview.no_picture"), markup=False))
             return
-        await body.mount(Static(f"{picture.width}×{picture.height} (scaled to fit)", markup=False),
+        await body.mount(Static(say("preview.scaled", width=picture.width, height=picture.height), markup=False),
                          cls(picture, id="preview-picture"))
 
     def _next_frame(self) -> None:
@@ -164,12 +163,10 @@ class PreviewScreen(ModalScreen[None]):
         try:
             still, count = await asyncio.to_thread(render_still, self.path)
         except (MeshError, OSError, ValueError, KeyError, IndexError, struct.error) as exc:
-            await body.mount(Static(f"This 3D model cannot be drawn here ({exc}); open it in a 3D viewer.",
-                                    markup=False))
+            await body.mount(Static(say("preview.no_model", error=exc), markup=False))
             return
         cls = await widget_class(app.image_mode)
-        info = Static(f"3D model · {count:,} triangles · a rendered still (open it in a 3D viewer to turn it)",
-                      markup=False, id="preview-info")
+        info = Static(say("preview.model", count=f"{count:,}"), markup=False, id="preview-info")
         await body.mount(info, *([cls(still, id="preview-picture")] if cls is not None else []))
 
     async def _flow(self, body: Any, text: str) -> None:
@@ -181,7 +178,7 @@ class PreviewScreen(ModalScreen[None]):
         try:
             flow = parse_flow(text)
         except FlowError as exc:
-            await body.mount(Static(f"This flow does not parse: {exc}", markup=False))
+            await body.mount(Static(say("preview.bad_flow", error=exc), markup=False))
             return
         from rich.text import Text
 
@@ -217,8 +214,8 @@ def clip_frames(path: Path, max_px: tuple[int, int] = (960, 720)) -> tuple[list[
             frames, total = [], 0
             for index in range(min(count, MAX_FRAMES)):
                 img.seek(index)
+                frame = img.convert("RGB")  # loads the frame: a WebP says its duration only then
                 total += int(img.info.get("duration", 100) or 100)
-                frame = img.convert("RGB")
                 frame.thumbnail(max_px)
                 frames.append(frame)
     except Exception:  # noqa: BLE001 — not a picture Pillow can read: a video (MP4) or shown some other way

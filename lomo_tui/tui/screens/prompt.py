@@ -6,6 +6,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from ..strings import text
+
 
 class PromptScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
@@ -29,7 +31,7 @@ class PromptScreen(ModalScreen[str | None]):
             if self.hint:
                 yield Static(self.hint, id="prompt-hint", markup=False)
             yield Input(value=self.value, id="prompt-input")
-            yield Static("Enter to confirm · Esc to cancel", id="prompt-keys")
+            yield Static(text("preview.prompt_keys"), id="prompt-keys")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -64,10 +65,21 @@ def figures_content(doc: dict[str, Any], cache: dict[str, Any]) -> Content:
 
 def task_words(task: dict[str, Any]) -> str:
     """"31 model calls · 5/7 steps verified" (no steps: the calls only)."""
-    calls = f"{task['model_calls']} call" + ("" if task["model_calls"] == 1 else "s")
+    calls = text("stats.call_one" if task["model_calls"] == 1 else "stats.call_many", n=task["model_calls"])
     if not task["claimed"]:
         return calls
     return text("stats.task_row", calls=calls, verified=task["verified"], claimed=task["claimed"])
+
+
+def axis_content(days: int) -> Content:
+    """The time axis under the day charts (one 2-cell column a day): "13d ago" under the first column,
+    "today" ending under the last. Each label is a span of its own, so it is drawn at its own column
+    (an SVG export places each span; a run of spaces inside one is only as wide as a font draws it)."""
+    width = 2 * days
+    ago, today = text("stats.ago", n=days - 1), text("stats.today")
+    pad = max(1, width - cell_len(ago) - cell_len(today))
+    return (Content.from_markup("[$text-muted]$a[/]", a=ago) + Content(" " * pad)
+            + Content.from_markup("[b $text-muted]$t[/]", t=today))
 
 
 def charts_content(activity: dict[str, Any]) -> Content:
@@ -82,14 +94,12 @@ def charts_content(activity: dict[str, Any]) -> Content:
         return Content.from_markup(f"  $n  [{style}]$s[/]  [b]$total[/]", n=name.ljust(label),
                                    s=spark(values, top), total=str(sum(values)))
 
-    axis_width = 2 * len(days)
-    ago = f"{len(days) - 1}d ago"
-    axis = ago + "today".rjust(axis_width - len(ago))
+    axis = axis_content(len(days))
     lines = [Content.from_markup("[b $primary]$t[/]", t=text("stats.per_day", days=len(days))),
              row(text("stats.verified"), verified, steps_top, "$success"),
              row(text("stats.claimed"), claimed, steps_top, "$secondary"),
              row(text("stats.calls"), calls, max(calls + [0]), "$accent"),
-             Content.from_markup("  $pad  [$text-muted]$a[/]", pad=" " * label, a=axis), Content(""),
+             Content("  " + " " * label + "  ") + axis, Content(""),
              Content.from_markup("[b $primary]$t[/]", t=text("stats.per_task"))]
     tasks = [t for t in activity["tasks"] if t["model_calls"] or t["claimed"]]
     if not tasks:

@@ -19,9 +19,9 @@ from ...errors import LomoError
 from .. import keys
 from ..fmt import STATE_ICON, STATE_STYLE, bar
 from ..strings import text
-from ..widgets.card import spend_text
+from ..widgets.card import label, spend_text
 from ..widgets.composer import Composer, ComposerInput, TypeAhead
-from ..widgets.gates import GateList
+from ..widgets.gates import GateList, gates_hint
 from ..widgets.graph import GraphList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView
@@ -31,8 +31,10 @@ NARROW = 100
 
 
 def title_line(card: views.Card, currency: str = "credits") -> Content:
+    """The task's title and facts; the labels in the task's language."""
+    lang = card.language
     style = STATE_STYLE.get(card.state, "$foreground")
-    facts = [card.kind, card.state_label, spend_text(card, currency)]
+    facts = [label("kind", card.kind, lang), label("state", card.state, lang), spend_text(card, currency)]
     if card.checklist_total:
         facts.append(f"{bar(card.checklist_done, card.checklist_total)} {card.checklist_done}/{card.checklist_total}")
     icon = STATE_ICON.get(card.state, "•")
@@ -40,21 +42,22 @@ def title_line(card: views.Card, currency: str = "credits") -> Content:
                                title=card.title, facts=" · ".join(facts), id=card.id)
     extra = [Content.from_markup("[$warning]△ $n[/]", n=n) for n in card.notices[:3]]
     if card.state == "failed" and card.reason:
-        extra.append(Content.from_markup("[$error]$r[/] [$text-muted](p resumes from the main screen)[/]",
-                                         r=card.reason))
+        extra.append(Content.from_markup("[$error]$r[/] [$text-muted]$hint[/]", r=card.reason,
+                                         hint=text("task.resumes_hint", lang)))
     return Content("\n").join([line, *extra])
 
 
-def cache_line(usage: dict[str, Any]) -> Content | None:
+def cache_line(usage: dict[str, Any], lang: str = "en") -> Content | None:
     """The task's model calls and prompt cache (issue #13): prompt tokens, read from the cache, written to it."""
     if not usage.get("calls"):
         return None
     share = usage.get("cache_read_share")
     calls = usage["calls"]
-    line = text("stats.cache_line", prompt=f"{usage['prompt_tokens']:,}", read=f"{usage['cache_read_tokens']:,}",
-                share=f" ({share:.0%})" if share is not None else "", write=f"{usage['cache_write_tokens']:,}")
-    return Content.from_markup("[$text-muted]$t[/]", t=text(
-        "stats.task_cache", calls=f"{calls} model call" + ("" if calls == 1 else "s"), line=line))
+    line = text("stats.cache_line", lang, prompt=f"{usage['prompt_tokens']:,}",
+                read=f"{usage['cache_read_tokens']:,}", share=f" ({share:.0%})" if share is not None else "",
+                write=f"{usage['cache_write_tokens']:,}")
+    calls_said = text("task.model_call_one" if calls == 1 else "task.model_call_many", lang, n=calls)
+    return Content.from_markup("[$text-muted]$t[/]", t=text("stats.task_cache", lang, calls=calls_said, line=line))
 
 
 class TaskScreen(Screen):
@@ -68,6 +71,7 @@ class TaskScreen(Screen):
         self.detail: views.TaskDetail | None = None
         self.usage: dict[str, Any] = {}
         self.loaded = False
+        self.lang = "en"  # the task's language, once its detail is read: the view's titles speak it
 
     def compose(self) -> ComposeResult:
         app: Any = self.app
@@ -76,30 +80,41 @@ class TaskScreen(Screen):
         with Horizontal(id="task-body"):
             with Vertical(id="task-left"):
                 with VerticalScroll(id="task-info"):
-                    yield Static("Brief", classes="section-title")
+                    yield Static(text("task.brief"), classes="section-title", id="brief-title")
                     yield Markdown(id="brief")
-                    yield Static("Checklist", classes="section-title")
+                    yield Static(text("task.checklist"), classes="section-title", id="checklist-title")
                     yield Static(id="checklist")
-                    yield Static("Artifacts", classes="section-title")
+                    yield Static(text("task.artifacts"), classes="section-title", id="artifacts-title")
                     yield ArtifactList(app.workspace_root, id="artifacts")
-                    yield Static("Production graph", classes="section-title", id="graph-title")
+                    yield Static(text("task.graph"), classes="section-title", id="graph-title")
                     yield GraphList(app.workspace_root, id="graph")
                 yield StreamView(id="task-stream", card_for=self._card)
             with Vertical(id="task-right"):
                 with Vertical(id="task-gates-box"):
-                    yield Static("Waiting for you", classes="pane-title", id="task-gates-title")
+                    yield Static(text("task.gates_title"), classes="pane-title", id="task-gates-title")
                     yield GateList(id="task-gates")
-                    yield Static(Content.from_markup("[b]a[/] approve · [b]r[/] reject · [b]1–9[/] choose · Ctrl+G"),
-                                 id="task-gates-hint")
+                    yield Static(gates_hint("en") + Content(" · Ctrl+G"), id="task-gates-hint")
                 with Vertical(id="inbox-box"):
-                    yield Static("Inbox", classes="pane-title")
+                    yield Static(text("task.inbox"), classes="pane-title", id="inbox-title")
                     yield InboxList(app.clock, id="inbox")
                 with Vertical(id="timeline-box"):
-                    yield Static("Activity", classes="pane-title")
+                    yield Static(text("task.activity"), classes="pane-title", id="timeline-title")
                     yield TimelineList(app.clock, id="timeline")
         yield Composer(text("composer.placeholder_task"), id="composer", task_id=self.task_id, fixed=True,
                        title="…")
         yield Footer()
+
+    def speak(self, lang: str) -> None:
+        """Put the view's titles in LANG (the task's language)."""
+        self.lang = lang
+        for widget, key in (("#brief-title", "task.brief"), ("#checklist-title", "task.checklist"),
+                            ("#artifacts-title", "task.artifacts"), ("#graph-title", "task.graph"),
+                            ("#inbox-title", "task.inbox"), ("#timeline-title", "task.activity")):
+            self.query_one(widget, Static).update(text(key, lang))
+        self.query_one("#task-gates-hint", Static).update(gates_hint(lang) + Content(" · Ctrl+G"))
+        self.query_one(Composer).set_placeholder(text("composer.placeholder_task", lang), text("composer.away", lang))
+        if self.app.snap is not None:  # type: ignore[attr-defined]
+            self.show_gates(self.app.snap.gates)  # type: ignore[attr-defined]
 
     def _card(self, task_id: str) -> views.Card | None:
         snap = getattr(self.app, "snap", None)
@@ -132,22 +147,24 @@ class TaskScreen(Screen):
             self.usage = await cache_usage(conn, self.task_id)
         self.detail = detail
         card = detail.card
-        cache = cache_line(self.usage)
+        if card.language != self.lang:
+            self.speak(card.language)
+        cache = cache_line(self.usage, self.lang)
         title = title_line(card, app.currency)
         self.query_one("#task-title", Static).update(title if cache is None else Content("\n").join([title, cache]))
         composer = self.query_one(Composer)
         composer.target_title = card.title
-        brief = detail.brief or detail.goal or "_No brief yet: tell the task what you want below._"
+        brief = detail.brief or detail.goal or text("task.no_brief", self.lang)
         markdown = self.query_one("#brief", Markdown)
         if getattr(markdown, "_lomo_source", None) != brief:
             markdown._lomo_source = brief  # type: ignore[attr-defined]
             await markdown.update(brief)
-        self.query_one("#checklist", Static).update(checklist_content(detail.checklist))
-        await self.query_one(ArtifactList).show(detail.artifacts)
+        self.query_one("#checklist", Static).update(checklist_content(detail.checklist, self.lang))
+        await self.query_one(ArtifactList).show(detail.artifacts, self.lang)
         from ...production.report import graph_states
 
         graphs = await graph_states(app.session.db, self.task_id)
-        self.query_one(GraphList).show(graphs)
+        self.query_one(GraphList).show(graphs, self.lang)
         self.set_class(bool(graphs), "-has-graph")
         self.query_one(InboxList).show(detail.inbox)
         self.query_one(TimelineList).show(detail.timeline)
@@ -164,7 +181,7 @@ class TaskScreen(Screen):
         mine = tuple(g for g in gates if g.task_id == self.task_id)
         self.query_one("#task-gates", GateList).show(mine)
         self.query_one("#task-gates-title", Static).update(
-            Content.from_markup("[b $warning]⚑[/] Waiting for you ($n)", n=str(len(mine))))
+            Content.from_markup("[b $warning]⚑[/] $t", t=text("task.gates_title_n", self.lang, n=len(mine))))
         self.set_class(bool(mine), "-has-gates")
 
     def focus_gates(self) -> None:
@@ -172,7 +189,7 @@ class TaskScreen(Screen):
         if gates.option_count:
             gates.focus()
         else:
-            self.app.notify("This task is not waiting for you.")
+            self.app.notify(text("notify.not_waiting", self.lang))
 
     @on(GateList.Resolve)
     async def resolve(self, event: GateList.Resolve) -> None:
@@ -223,8 +240,9 @@ class TaskScreen(Screen):
             if text:
                 await app.do_withdraw(event.item.id, text)
 
-        await app.push_screen(PromptScreen("Replace the message", "The task has not read it yet.", event.item.text),
-                              replaced)
+        ask = PromptScreen(text("preview.replace_title", self.lang), text("preview.replace_ask", self.lang),
+                           event.item.text)
+        await app.push_screen(ask, replaced)
 
     @on(ArtifactRow.Chosen)
     async def artifact(self, event: ArtifactRow.Chosen) -> None:

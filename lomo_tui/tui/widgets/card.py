@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from ...views import Card
 from .. import keys
-from ..strings import text
+from ..strings import has, text
 from .composer import redirect_letters
 from ..fmt import STATE_ICON, STATE_STYLE, bar, distinct_names, money
 
@@ -21,62 +21,74 @@ RUNNING = ("running", "waiting_job", "waiting_you", "idle")
 
 
 def card_actions(card: Card) -> list[tuple[str, str]]:
-    """(action, label) pairs offered for CARD in its current state."""
-    acts = [("open", "open"), ("reply", "reply")]
+    """(action, label) pairs offered for CARD in its current state, labelled in the task's language."""
+    acts = ["open", "reply"]
     if card.state in ("paused",) or card.status == "failed":
-        acts.append(("pause", "resume"))
+        acts.append("resume")
     elif card.state not in ("done", "stopped", "archived"):
-        acts.append(("pause", "pause"))
+        acts.append("pause")
     if card.state not in ("done", "stopped", "archived", "failed"):
-        acts.append(("stop", "stop"))
+        acts.append("stop")
     if card.kind == "lightweight":
-        acts.append(("promote", "promote"))
+        acts.append("promote")
     if card.state not in ("running", "archived"):
-        acts.append(("archive", "archive"))
-    return acts
+        acts.append("archive")
+    return [("pause" if a == "resume" else a, text(f"card.act_{a}", card.language)) for a in acts]
+
+
+def label(group: str, value: str, lang: str) -> str:
+    """A catalogue label ("card.state_done") in LANG, or VALUE itself where the catalogue has none."""
+    return text(f"card.{group}_{value}", lang) if has(f"card.{group}_{value}") else value
 
 
 RUNNING_JOB = ("submitting", "queued", "running", "in_progress", "processing")
 
 
-def running_job_note(kind: str) -> str:
-    """"the running clip keeps the old prompt; your change applies to the next step"."""
-    thing = text(f"job.{kind}") if kind in ("video", "image", "3d", "audio") else text("job.other")
-    return text("job.keeps_old", thing=thing)
+def running_job_note(kind: str, lang: str = "en") -> str:
+    """"the running clip keeps the old prompt; your change applies to the next step" (in LANG)."""
+    thing = text(f"job.{kind}", lang) if kind in ("video", "image", "3d", "audio") else text("job.other", lang)
+    return text("job.keeps_old", lang, thing=thing)
 
 
 def spend_text(card: Card, currency: str) -> str:
-    text = money(card.spend, currency)
-    return f"{text} + {money(card.model_cost)} model" if card.model_cost else text
+    spent = money(card.spend, currency)
+    if not card.model_cost:
+        return spent
+    return f"{spent} + " + text("card.model", card.language, cost=money(card.model_cost))
 
 
 def card_body(card: Card, currency: str = "credits") -> Content:
+    """The card's text; every label in the task's language (`card.language`)."""
+    lang = card.language
     icon, style = STATE_ICON.get(card.state, "•"), STATE_STYLE.get(card.state, "$foreground")
     lines = [Content.from_markup(f"[{style}]{icon}[/] [b]$title[/]  [$text-muted]$kind ·[/] [{style}]$state[/]",
-                                 title=card.title, kind=card.kind, state=card.state_label)]
+                                 title=card.title, kind=label("kind", card.kind, lang),
+                                 state=label("state", card.state, lang))]
     facts = []
     if card.checklist_total:
         facts.append(f"{bar(card.checklist_done, card.checklist_total)} {card.checklist_done}/{card.checklist_total}")
     facts.append(spend_text(card, currency))
     for job in card.jobs[:2]:
+        status = text(f"card.job_cancel_{job.cancel}", lang) if job.cancel else label("job", job.status, lang)
+        words = f"{label('job', job.kind, lang)} {status}"
         if job.progress is not None and job.status not in ("submitting", "queued"):
             pct = round(job.progress * 100)
-            facts.append(f"{job.kind} {job.status} {bar(pct, 100, 6)} {pct}%")
+            facts.append(f"{words} {bar(pct, 100, 6)} {pct}%")
         else:
-            facts.append(f"{job.kind} {job.status}")
+            facts.append(words)
     lines.append(Content.from_markup("[$text-muted]$facts[/]", facts=" · ".join(facts)))
     if card.artifacts:
         short = distinct_names([a.name for a in card.artifacts], 26)  # told apart, not all "poster-…"
         names = " · ".join(f"{name} v{a.version}" for name, a in zip(short[:2], card.artifacts))
         more = len(card.artifacts) - 2
         if more > 0:
-            names += f" · +{more} more"
+            names += " · " + text("card.more", lang, n=more)
         lines.append(Content.from_markup("[$secondary]↳ $names[/]", names=names))
     for notice in card.notices[:2]:
         lines.append(Content.from_markup("[$warning]△ $notice[/]", notice=notice))
     running = [j for j in card.jobs if j.status in RUNNING_JOB]
     if running and card.waiting_messages:  # B4: a change never alters a job already running
-        lines.append(Content.from_markup("[$warning]△ $note[/]", note=running_job_note(running[0].kind)))
+        lines.append(Content.from_markup("[$warning]△ $note[/]", note=running_job_note(running[0].kind, lang)))
     if card.state == "failed" and card.reason:
         lines.append(Content.from_markup("[$error]$reason[/]", reason=card.reason))
     elif card.outcome:
@@ -94,7 +106,7 @@ class CardActions(Static):
         parts = [f"[@click=act('{name}')]{label}[/]" for name, label in card_actions(card)]
         line = Content.from_markup(" · ".join(parts))
         if focused:  # unmistakable: this card has the keys, and says which
-            line += Content.from_markup("   [i $text-muted]$keys[/]", keys=text("card.keys"))
+            line += Content.from_markup("   [i $text-muted]$keys[/]", keys=text("card.keys", card.language))
         self.update(line)
 
     def action_act(self, name: str) -> None:

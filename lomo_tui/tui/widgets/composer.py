@@ -113,9 +113,9 @@ class Composer(Horizontal):
             self.task_id = task_id
 
     def __init__(self, placeholder: str | None = None, *, task_id: str | None = None,
-                 title: str = "Main", fixed: bool = False, away_hint: str = "Esc: type here", **kwargs: Any) -> None:
+                 title: str = "Main", fixed: bool = False, away_hint: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.away_hint = away_hint  # what the label says while the focus is elsewhere
+        self.away_hint = away_hint or text("composer.away")  # what the label says while the focus is elsewhere
         self.placeholder = placeholder or text("composer.placeholder")
         self.task_id = task_id
         self.fixed = fixed  # a task view's composer always talks to its task
@@ -143,6 +143,14 @@ class Composer(Horizontal):
             self.set_class(away, "-away")
             if self.is_mounted:
                 self.query_one("#target", Static).update(self._label())
+
+    def set_placeholder(self, placeholder: str, away_hint: str | None = None) -> None:
+        """Say the input's hint (and the away hint) in another language."""
+        self.placeholder = placeholder
+        self.away_hint = away_hint or self.away_hint
+        if self.is_mounted:
+            self.input.placeholder = placeholder
+            self.query_one("#target", Static).update(self._label())
 
     def set_target(self, task_id: str | None, title: str) -> None:
         if self.fixed:

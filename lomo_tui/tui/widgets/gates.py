@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from ...language import message
 from ...views import GateView
 from .. import keys
+from ..strings import creator_language, text
 from .composer import redirect_letters
 
 def kind_label(kind: str, lang: str) -> str:
@@ -86,11 +87,10 @@ class GateList(OptionList):
     def _resolve(self, approve: bool, option: int | None) -> None:
         gate = self.highlighted_gate
         if gate is None:
-            self.app.notify("No gate is waiting for you.", severity="information")
+            self.app.notify(text("notify.no_gate", creator_language(self.app)), severity="information")
             return
         if option is not None and not 1 <= option <= max(len(gate.options), 1):
-            self.app.notify(f"This gate has {len(gate.options)} options; press 1–{len(gate.options)}.",
-                            severity="warning")
+            self.app.notify(text("notify.gate_options", gate.language, n=len(gate.options)), severity="warning")
             return
         self.post_message(self.Resolve(gate, approve, option))
 
@@ -114,6 +114,15 @@ class GateList(OptionList):
             self.post_message(self.OpenTask(gate))
 
 
+def gates_hint(lang: str) -> Content:
+    """"a approve · r reject · 1–9 choose" with each key in bold."""
+    parts = []
+    for part in text("notify.gates_hint", lang).split(" · "):
+        key, _, words = part.partition(" ")
+        parts.append(Content.from_markup("[b]$k[/] $w", k=key, w=words))
+    return Content(" · ").join(parts)
+
+
 class GateInbox(Vertical):
     DEFAULT_CSS = """
     GateInbox { width: 36; border-left: tall $panel; }
@@ -125,15 +134,19 @@ class GateInbox(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("Waiting for you", id="gates-title")
-        yield Static("Nothing needs you right now.", id="gates-empty")
+        lang = creator_language(self.app)
+        yield Static(text("gates.title", lang), id="gates-title")
+        yield Static(text("gates.empty", lang), id="gates-empty")
         yield GateList(id="gate-list")
-        yield Static(Content.from_markup("[b]a[/] approve · [b]r[/] reject · [b]1–9[/] choose"), id="gates-hint")
+        yield Static(gates_hint(lang), id="gates-hint")
 
     def show(self, gates: tuple[GateView, ...]) -> None:
         self.query_one(GateList).show(gates)
-        title = f"Waiting for you ({len(gates)})" if gates else "Waiting for you"
+        lang = creator_language(self.app)
+        title = text("gates.title_n", lang, n=len(gates)) if gates else text("gates.title", lang)
         self.query_one("#gates-title", Static).update(title)
+        self.query_one("#gates-empty", Static).update(text("gates.empty", lang))
+        self.query_one("#gates-hint", Static).update(gates_hint(lang))
         self.query_one("#gates-empty").display = not gates
         self.query_one(GateList).display = bool(gates)
         self.query_one("#gates-hint").display = bool(gates)

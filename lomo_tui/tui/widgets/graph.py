@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from ...workspace.files import atomic_write
 from ...workspace.flows import dump_flow, parse_flow
+from ..strings import has, text
 from .task_parts import ArtifactRow
 
 STATE_MARK = {"done": "[$success]●[/]", "running": "[$primary]◔[/]", "ready": "[$text-muted]○[/]",
@@ -22,11 +23,14 @@ STATE_MARK = {"done": "[$success]●[/]", "running": "[$primary]◔[/]", "ready"
               "skipped": "[$text-muted]⊘[/]"}
 
 
-def node_line(node: dict[str, Any]) -> Content:
+def node_line(node: dict[str, Any], lang: str = "en") -> Content:
+    """One node: its id, type, state (in LANG), key and how often it was made."""
     key = node.get("key") or "—"
     line = (f"{STATE_MARK.get(node['state'], '?')} [b]$id[/] [$text-muted]$type · $state · $key"
             + (" · $runs×" if node.get("runs") else "") + "[/]")
-    state = node["state"] + (" (its file is gone)" if node.get("missing") else "")
+    state = text(f"task.node_{node['state']}", lang) if has(f"task.node_{node['state']}") else node["state"]
+    if node.get("missing"):
+        state = text("task.node_missing", lang, state=state)
     return Content.from_markup(line, id=node["id"], type=node["type"], state=state, key=key[:8],
                                runs=str(node.get("runs", 0)))
 
@@ -42,17 +46,20 @@ class GraphList(OptionList):
         self.root = root
         self.rows: list[tuple[str, dict[str, Any]]] = []
         self.shown: Any = None
+        self.lang = "en"  # the task's language (the task view passes it)
 
-    def show(self, graphs: list[dict[str, Any]]) -> None:
+    def show(self, graphs: list[dict[str, Any]], lang: str = "en") -> None:
+        self.lang = lang
         if graphs == self.shown:
             return
         self.shown = graphs
         self.rows = [(g["path"], n) for g in graphs for n in g.get("nodes", ())]
         self.clear_options()
         if not self.rows:
-            self.add_option(Option(Content.from_markup("[$text-muted]No production graph.[/]"), disabled=True))
+            self.add_option(Option(Content.from_markup("[$text-muted]$t[/]", t=text("task.no_graph", lang)),
+                                   disabled=True))
             return
-        self.add_options([Option(node_line(n)) for _, n in self.rows])
+        self.add_options([Option(node_line(n, lang)) for _, n in self.rows])
 
     def _chosen(self) -> tuple[str, dict[str, Any]] | None:
         index = self.highlighted
@@ -63,9 +70,11 @@ class GraphList(OptionList):
         if chosen and chosen[1].get("result"):
             self.post_message(ArtifactRow.Chosen(self.root / chosen[1]["result"], False))
         elif chosen:
-            self.app.notify(f"{chosen[1]['id']} has no result yet ({chosen[1]['state']})", title="Graph")
+            self.app.notify(text("task.graph_no_result", self.lang, id=chosen[1]["id"], state=chosen[1]["state"]),
+                            title=text("task.graph_notice", self.lang))
 
     def _edit(self, patch: dict[str, Any], said: str) -> None:
+        """Edit the highlighted node's params in its flow file; SAID: the notice's key ("task.graph_rerun")."""
         chosen = self._chosen()
         if chosen is None:
             return
@@ -74,7 +83,8 @@ class GraphList(OptionList):
         try:
             flow = parse_flow(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            self.app.notify(f"{graph} cannot be edited: {exc}", title="Graph", severity="error")
+            self.app.notify(text("task.graph_cannot_edit", self.lang, graph=graph, error=exc),
+                            title=text("task.graph_notice", self.lang), severity="error")
             return
         current = flow.node(node["id"])
         if current is None:
@@ -86,10 +96,10 @@ class GraphList(OptionList):
         edited = type(flow)(tuple(n.with_params(patch) if n.id == node["id"] else n for n in flow.nodes),
                             flow.edges, flow.extra)
         atomic_write(path, dump_flow(edited).encode("utf-8"))
-        self.app.notify(f"{node['id']} {said}; ask the task to update the film to make what changed.", title="Graph")
+        self.app.notify(text(said, self.lang, id=node["id"]), title=text("task.graph_notice", self.lang))
 
     def action_rerun(self) -> None:
-        self._edit({"take": True}, "will be made again")
+        self._edit({"take": True}, "task.graph_rerun")
 
     def action_skip(self) -> None:
-        self._edit({"skip": True}, "is skipped (or back in)")
+        self._edit({"skip": True}, "task.graph_skip")

@@ -20,7 +20,7 @@ class HeaderBar(Widget):
     """
 
     header: reactive[Header | None] = reactive(None)
-    status: reactive[str] = reactive("starting…")
+    status: reactive[str] = reactive("")
     model_state: reactive[str] = reactive("ready")
     missing_key: reactive[str] = reactive("")  # the environment variable to set, when the model has no key
 
@@ -34,13 +34,14 @@ class HeaderBar(Widget):
         if app.snap is not None:
             self.header = app.snap.header
         self.model_state = app.session.model_state
-        self.status = "" if app.booted else "starting…"
+        self.status = "" if app.booted else text("header.starting")
 
     def __init__(self, workspace: Path, model: str, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
         self.model = model
-        self.tooltip = f"Workspace {short_path(workspace)} · model {model}"
+        self.tooltip = text("header.tooltip", path=short_path(workspace), model=model)
+        self.set_reactive(HeaderBar.status, text("header.starting"))
 
     def on_mount(self) -> None:
         check = getattr(self.app, "key_missing", None)
@@ -57,11 +58,11 @@ class HeaderBar(Widget):
         parts = [Content.from_markup("[b $primary]Lomo[/]"),
                  Content.from_markup("$path", path=compact_path(self.workspace, width,
                                                                 getattr(self.app, "path_home", None)))]
-        state = {"loading": " [$warning](loading…)[/]", "unavailable": " [$error](unavailable)[/]"}.get(
-            self.model_state, "")
+        state = {"loading": " [$warning]$s[/]", "unavailable": " [$error]$s[/]"}.get(self.model_state, "")
         if self.missing_key:
             state += " [b $error]$nokey[/]"
-        parts.append(Content.from_markup("$model" + state, model=model,
+        said = text(f"header.{self.model_state}") if self.model_state in ("loading", "unavailable") else ""
+        parts.append(Content.from_markup("$model" + state, model=model, s=said,
                                          nokey=text("header.no_key", env=self.missing_key)))
         if h is not None:
             cap = f" / {money(h.cap, h.currency)}" if h.cap is not None else ""
@@ -69,16 +70,16 @@ class HeaderBar(Widget):
             spent = money(h.spend_today, h.currency)
             if cap and h.currency.upper() not in ("USD", "$"):
                 spent = spent.rsplit(" ", 1)[0]  # "0.40 / 1.00 credits", the unit once
-            spend = f"{spent}{cap}" if compact else f"{spent}{cap} today"
+            spend = f"{spent}{cap}" if compact else text("header.today", spend=f"{spent}{cap}")
             if h.model_cost_today and not compact:
-                spend += f" · {money(h.model_cost_today)} model"
+                spend += " · " + text("card.model", cost=money(h.model_cost_today))
             parts.append(Content.from_markup("[$error]$spend[/]" if over else "$spend", spend=spend))
             if h.gates:
-                word = "gate" if h.gates == 1 else "gates"
-                waiting = "" if compact else " waiting"
-                parts.append(Content.from_markup(f"[b $warning]⚑ {h.gates} {word}{waiting}[/]"))
+                key = "header.gates_one" if h.gates == 1 else "header.gates_many"
+                said = text(key + ("_short" if compact else ""), n=h.gates)
+                parts.append(Content.from_markup("[b $warning]$g[/]", g=said))
             elif not compact:
-                parts.append(Content.from_markup("[$text-muted]no gates waiting[/]"))
+                parts.append(Content.from_markup("[$text-muted]$g[/]", g=text("header.no_gates")))
         if self.status:
             parts.append(Content.from_markup("[$text-muted]$status[/]", status=self.status))
         return Content(" │ ").join(parts)

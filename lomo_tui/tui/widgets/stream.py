@@ -53,41 +53,46 @@ class MessageRow(Static):
         return is_long(self.item.text)
 
     def content_for(self, item: StreamItem) -> Content:
+        """The row's text; its own words as written, every label in the language of those words."""
         body = item.text
+        lang = item.language
         more: Content | None = None
         if is_long(body) and not self.expanded:
             lines = body.splitlines()
             head = "\n".join(lines[:COLLAPSED_LINES])[:COLLAPSED_CHARS]
             body = head.rstrip() + " …"
-            more = Content.from_markup("\n[@click=toggle]▸ $what — click or Enter to show all[/]",
-                                       what=size_words(item.text))
+            more = Content.from_markup("\n[@click=toggle]$all[/]",
+                                       all=text("stream.show_all", lang, what=size_words(item.text, lang)))
         elif is_long(body):
-            more = Content.from_markup("\n[@click=toggle]▾ show less[/]")
+            more = Content.from_markup("\n[@click=toggle]$less[/]", less=text("stream.show_less", lang))
         if item.kind == "routed":
-            content = Content.from_markup("[$secondary]$sent[/]", sent=text("route.sent", title=item.text))
+            content = Content.from_markup("[$secondary]$sent[/]", sent=text("route.sent", lang, title=item.text))
             note = self.note() if self.note is not None else ""
             if note:
                 content += Content.from_markup(" [$warning]· $note[/]", note=note)
             if item.status == "withdrawn":
-                content += Content.from_markup(" [i $text-muted]· $w[/]", w=text("route.withdrawn"))
+                content += Content.from_markup(" [i $text-muted]· $w[/]", w=text("route.withdrawn", lang))
             else:
-                content += Content.from_markup("  [@click=not_this][u]$n[/u][/]", n=text("route.not_this"))
+                content += Content.from_markup("  [@click=not_this][u]$n[/u][/]", n=text("route.not_this", lang))
             return content
         if item.kind == "error":
             content = Content.from_markup("[b $error]✗ $reason[/]\n[$text-muted]$todo[/]", reason=body or
-                                          text("error.unknown"), todo=error_hint(body))
+                                          text("error.unknown", lang), todo=error_hint(body, lang))
             if item.detail:
-                content += Content.from_markup("  [@click=retry]↻ $retry[/] [$text-muted](or Enter on it)[/]",
-                                               retry=text("error.retry"))
+                content += Content.from_markup("  [@click=retry]↻ $retry[/] [$text-muted]$enter[/]",
+                                               retry=text("error.retry", lang), enter=text("stream.or_enter", lang))
         elif item.kind == "pending":
-            content = Content.from_markup("$text [i $text-muted](delivered · not read yet)[/]", text=body)
+            content = Content.from_markup("$text [i $text-muted]($note)[/]", text=body,
+                                          note=text("stream.pending", lang))
             note = self.note() if self.note is not None else ""
             if note:  # B4: the running job is not changed by this message
                 content += Content.from_markup("\n[$warning]△ $note[/]", note=note)
         elif item.kind == "failed":  # a message its turn could not answer; the error row below says why
-            content = Content.from_markup("$text [i $error](not answered)[/]", text=body)
+            content = Content.from_markup("$text [i $error]($note)[/]", text=body,
+                                          note=text("stream.not_answered", lang))
         elif item.kind == "queued":
-            content = Content.from_markup("$text [i $warning]($note)[/]", text=body, note=text("composer.queued_row"))
+            content = Content.from_markup("$text [i $warning]($note)[/]", text=body,
+                                          note=text("composer.queued_row", lang))
         else:
             content = message_content(body)
         return content + more if more is not None else content
@@ -113,24 +118,26 @@ class MessageRow(Static):
             self.action_toggle()
 
 
-def error_hint(reason: str) -> str:
-    """What to do about a failed turn, from the words of its reason (data: strings.toml [en.error])."""
+def error_hint(reason: str, lang: str = "en") -> str:
+    """What to do about a failed turn, from the words of its reason (data: the catalogue, [tui_error])."""
     low = reason.lower()
     for key, words in (("key", ("api key", "api_key", "401", "credentials")), ("rate", ("429", "rate limit")),
                        ("timeout", ("did not answer", "timed out", "timeout")),
                        ("long", ("too long", "context window"))):
         if any(w in low for w in words):
-            return text(f"error.todo_{key}")
-    return text("error.todo")
+            return text(f"error.todo_{key}", lang)
+    return text("error.todo", lang)
 
 
 def is_long(body: str) -> bool:
     return body.count("\n") >= COLLAPSED_LINES * 2 or len(body) > COLLAPSED_CHARS * 2
 
 
-def size_words(body: str) -> str:
+def size_words(body: str, lang: str = "en") -> str:
     lines = body.count("\n") + 1
-    return f"{lines:,} lines, {len(body):,} characters" if lines > 1 else f"{len(body):,} characters"
+    if lines > 1:
+        return text("stream.size_lines", lang, lines=f"{lines:,}", chars=f"{len(body):,}")
+    return text("stream.size_chars", lang, chars=f"{len(body):,}")
 
 
 class EarlierMarker(Static, can_focus=True):
@@ -240,15 +247,15 @@ class StreamView(VerticalScroll):
             card = self.card_for(item.task_id or "")
             return TaskCard(card) if card is not None else None
         if item.kind in ("routed", "pending"):
-            return MessageRow(item, note=lambda: self._job_note(item.task_id))
+            return MessageRow(item, note=lambda: self._job_note(item.task_id, item.language))
         return MessageRow(item)
 
-    def _job_note(self, task_id: str | None) -> str:
+    def _job_note(self, task_id: str | None, lang: str = "en") -> str:
         from .card import RUNNING_JOB, running_job_note
 
         card = self.card_for(task_id or "")
         running = [j for j in card.jobs if j.status in RUNNING_JOB] if card is not None else []
-        return running_job_note(running[0].kind) if running else ""
+        return running_job_note(running[0].kind, lang) if running else ""
 
     @property
     def mounted_rows(self) -> int:

@@ -11,8 +11,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...language import detect_language
 from ...views import Artifact, ChecklistItem, InboxItem, TimelineEntry
 from .. import keys
+from ..strings import text
 from .composer import redirect_letters
 
 TIMELINE_ICON = {"step": "◆", "tool": "⚙", "job": "◔", "gate": "⚑", "event": "·"}
@@ -21,19 +23,20 @@ TIMELINE_ICON = {"step": "◆", "tool": "⚙", "job": "◔", "gate": "⚑", "eve
 CHECK_MARK = {"done": "[$success]☑[/]", "skipped": "[$text-muted]⊘[/]", "active": "[$primary]▸[/]"}
 
 
-def checklist_content(items: tuple[ChecklistItem, ...]) -> Content:
+def checklist_content(items: tuple[ChecklistItem, ...], lang: str = "en") -> Content:
     if not items:
-        return Content.from_markup("[$text-muted]No checklist yet.[/]")
+        return Content.from_markup("[$text-muted]$t[/]", t=text("task.no_checklist", lang))
     lines = []
     for item in items:
         state = item.status.lower()
         mark = CHECK_MARK.get(state, "[$text-muted]☐[/]")
-        note = " [$warning](needs your OK)[/]" if item.needs_confirmation and not item.done else ""
+        note = " [$warning]$ok[/]" if item.needs_confirmation and not item.done else ""
         if item.why:  # re-opened, or to be checked again after a file it was checked on changed
             note += " [$warning]($why)[/]"
         style = "$text-muted" if state == "skipped" else ("b" if state == "active" else "")
-        text = f"[{style}]$title[/]" if style else "$title"
-        lines.append(Content.from_markup(f"{mark} {text}{note}", title=item.title, why=item.why))
+        title = f"[{style}]$title[/]" if style else "$title"
+        lines.append(Content.from_markup(f"{mark} {title}{note}", title=item.title, why=item.why,
+                                         ok=text("task.needs_ok", lang)))
     return Content("\n").join(lines)
 
 
@@ -94,13 +97,13 @@ class ArtifactList(Vertical):
         self.root = root
         self.shown: tuple[Artifact, ...] | None = None
 
-    async def show(self, artifacts: tuple[Artifact, ...]) -> None:
+    async def show(self, artifacts: tuple[Artifact, ...], lang: str = "en") -> None:
         if artifacts == self.shown:
             return
         self.shown = artifacts
         await self.remove_children()
         if not artifacts:
-            await self.mount(Static(Content.from_markup("[$text-muted]Nothing made yet.[/]")))
+            await self.mount(Static(Content.from_markup("[$text-muted]$t[/]", t=text("task.nothing_made", lang))))
             return
         await self.mount_all([ArtifactRow(a, self.root) for a in artifacts[:12]])
 
@@ -147,7 +150,8 @@ class InboxList(OptionList):
         if item is None:
             return
         if not item.can_change:
-            self.app.notify(f"This message was already {item.label.split(' (')[0]}; it can no longer be changed.",
+            lang = detect_language(item.text)
+            self.app.notify(text("inbox.already", lang, label=item.label_in(lang).split(" (")[0].split("（")[0]),
                             severity="warning")
             return
         self.post_message(self.Change(item, replace))
