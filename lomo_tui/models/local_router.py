@@ -26,6 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from .base import ModelReply, ModelRequest, ToolCall
@@ -95,7 +96,10 @@ _SEQUENCE = cue_table("sequence")  # opening with "then…" / "next:" brings in 
 # Creative nouns across languages, so "菜单" finds the "Noodle bar menu" task and "clip" the "recipe video".
 CONCEPTS: dict[str, str] = cue_table("concepts")
 # Subjects from the language layer come first, so "熊猫" is a panda before "猫" can make it a cat.
-_CONCEPT_RE = {**subject_patterns(), **{name: re.compile(rx) for name, rx in CONCEPTS.items()}}
+@cache
+def _concept_res() -> dict[str, re.Pattern[str]]:
+    """Compiled on the first routed message, not at import (a `--run-once hello` never routes)."""
+    return {**subject_patterns(), **{name: re.compile(rx) for name, rx in CONCEPTS.items()}}
 # Concepts that name a kind of deliverable, not what it is about: two unrelated tasks share them easily
 # ("Jazz poster series" and "Bakery poster"), so they count as generic words (nlu.is_generic) do.
 GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation",
@@ -181,7 +185,7 @@ def _content(text: str) -> tuple[set[str], set[str]]:
     norm = normalise(text)
     kinds = media_kinds(text)
     words = set()
-    for name, rx in _CONCEPT_RE.items():
+    for name, rx in _concept_res().items():
         if rx.search(norm):
             words.add(f"#{name}")
             norm = rx.sub("\0", norm)
