@@ -209,14 +209,15 @@ def test_headless_hello_imports_nothing_it_does_not_need(lomo: LomoEnv) -> None:
                   "--run-once", "hello", "--json"])
         except SystemExit as exc:
             code = exc.code
-        heavy = {{m.split('.')[0] for m in sys.modules}} & {{"textual", "litellm", "PIL", "av", "alembic"}}
+        heavy = {{m.split('.')[0] for m in sys.modules}} & {{"textual", "litellm", "PIL", "av", "alembic", "watchfiles"}}
         heavy |= {{m for m in sys.modules if m == "sqlalchemy.dialects.postgresql"}}
         print("MODULES", sorted(heavy), code)
     """)
     proc = subprocess.run([sys.executable, "-c", probe], env=lomo.environ(), capture_output=True, text=True,
                           timeout=60)
     line = [x for x in proc.stdout.splitlines() if x.startswith("MODULES")][0]
-    # on an up-to-date SQLite database a "hello" needs no image library, no video, no migrations, no PostgreSQL
+    # on an up-to-date SQLite database a "hello" needs no image library, no video, no migrations, no PostgreSQL,
+    # no file watcher
     assert line == "MODULES [] 0", proc.stderr
 
 

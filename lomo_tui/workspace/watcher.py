@@ -30,13 +30,14 @@ import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
-
-from watchfiles import Change, awatch
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from lomo_tui.workspace.errors import WorkspaceError
 from lomo_tui.workspace.files import content_hash
 from lomo_tui.workspace.paths import is_ignored, safe_name, shown_name
+
+if TYPE_CHECKING:
+    from watchfiles import Change
 
 log = logging.getLogger("lomo.workspace")
 _reported: set[str] = set()
@@ -202,6 +203,8 @@ class WorkspaceWatcher:
                 yield batch
 
     async def _events(self, stop: StopEvent | None) -> AsyncIterator[dict[str, FileStamp | None]]:
+        from watchfiles import awatch  # (and anyio) loaded when a workspace is watched, not by a run-once
+
         while True:
             try:
                 async for raw in awatch(
