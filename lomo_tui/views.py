@@ -31,6 +31,7 @@ log = logging.getLogger("lomo.views")
 T = TypeVar("T")
 
 MAIN_KIND = "main"
+REOPENED = "re-opened:"  # tasks.checklist.REOPENED: a step the runtime re-opened (views loads no runtime)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 REMOVED = ("removed", "deleted")
 DONE_WORDS = frozenset({"done", "completed", "complete", "verified", "skipped", "succeeded"})
@@ -559,8 +560,13 @@ async def _checklist_why(conn: Any, task_id: str, rows: list[Any]) -> dict[str, 
     from .tasks import evidence, replan
 
     out = await replan.outdated(conn, task_id)  # planned for an older goal (J1): to re-plan
-    out.update({r.id: r.evidence for r in rows if str(getattr(r, "evidence", "")).startswith("re-opened:")})
-    out.update({item: f"to check again: {why}" for item, why in (await evidence.why_stale(conn, task_id)).items()})
+    reopened = {r.id: str(r.evidence).removeprefix(REOPENED).strip() for r in rows
+                if str(getattr(r, "evidence", "")).startswith(REOPENED)}
+    stale = await evidence.why_stale(conn, task_id)
+    if reopened or stale:
+        lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
+        out.update({item: message("evidence.reopened", lang, why=why) for item, why in reopened.items()})
+        out.update({item: message("evidence.check_again", lang, why=why) for item, why in stale.items()})
     return out
 
 

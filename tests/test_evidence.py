@@ -388,3 +388,31 @@ async def test_a_read_the_task_already_built_on_is_not_sent_back_to_be_read_agai
         await rt.close()
     assert built_on.state == "done" and built_on.why == ""
     assert again.why == "notes.md changed after this step was checked (v1 → v4, by you)"
+
+
+async def test_why_a_step_is_checked_again_or_reopened_speaks_the_tasks_language(lomo: LomoEnv) -> None:
+    """A Chinese task's card said "notes.md was deleted" and "re-opened: …" in English."""
+    lomo.replay(plan({"title": "写笔记", "tool": "write_file"}),
+                call(("write_file", {"path": "notes.md", "content": "笔记\n", "base_version": None})),
+                call(("complete_step", {"step": "1", "artifacts": ["notes.md"]})),
+                {"content": "完成", "tool_calls": []})
+    rt, task = await run_task(lomo, "写一份笔记")
+    try:
+        async with rt.db.write() as conn:
+            await conn.execute(s.tasks.update().where(s.tasks.c.id == task).values(language="zh"))
+            await conn.execute(s.step_evidence.update().values(expires_at=1.0))
+        async with rt.db.read() as conn:
+            [stale] = (await evidence.why_stale(conn, task)).values()
+        (lomo.workspace / "notes.md").unlink()  # and the ledger heard of it, as the watcher tells it
+        async with rt.db.write() as conn:
+            await conn.execute(s.objects.update().where(s.objects.c.path == "notes.md").values(deleted=True))
+        [outcome] = await evidence.revalidate(rt.db, rt.workspace.root, task)
+        async with rt.db.read() as conn:
+            [step] = await checklist.items(conn, task)
+            status = (await conn.execute(select(s.tasks.c.status_reason).where(s.tasks.c.id == task))).scalar()
+    finally:
+        await rt.close()
+    assert stale.startswith("它的依据已于") and "过期" in stale
+    assert outcome["outcome"] == "reopened"
+    assert step.why.startswith("已重新打开：") and "re-opened" not in step.why, step.why
+    assert "re-opened" not in (status or ""), status

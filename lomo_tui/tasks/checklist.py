@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from ..base.ids import new_id
+from ..language import message
 from ..store import schema as s
 from ..store.engine import fetch
 from .. import clock
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 OPEN = ("pending", "active")
+REOPENED = "re-opened:"  # a step's evidence marker: the runtime re-opened it, and why (tasks.evidence)
 CLOSED = ("done", "skipped")
 
 
@@ -58,10 +60,14 @@ async def items(conn: AsyncConnection, task_id: str, *, include_removed: bool = 
 
     why = await evidence.why_stale(conn, task_id) if rows else {}
     outdated = await replan.outdated(conn, task_id) if rows else {}
+    reopened = {r.id: r.evidence.removeprefix(REOPENED).strip() for r in rows
+                if r.state in OPEN and r.evidence.startswith(REOPENED)}
+    if reopened:  # the marker stays in the ledger; the creator reads it in the task's language
+        lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
+        reopened = {k: message("evidence.reopened", lang, why=v) for k, v in reopened.items()}
     return [Item(r.id, r.position, r.title, r.state, bool(r.needs_confirmation), r.tool,
                  json.loads(r.args) if isinstance(r.args, str) else r.args, r.evidence, tuple(links.get(r.id, ())),
-                 why.get(r.id) or (r.evidence if r.state in OPEN and r.evidence.startswith("re-opened:") else "")
-                 or outdated.get(r.id, ""))
+                 why.get(r.id) or reopened.get(r.id, "") or outdated.get(r.id, ""))
             for r in rows]
 
 

@@ -29,6 +29,7 @@ from sqlalchemy import func, insert, select, update
 
 from .. import clock
 from ..base.ids import new_id
+from ..language import message
 from ..store import schema as s
 from . import checklist, verify
 
@@ -405,18 +406,19 @@ async def stale(conn: AsyncConnection, task_id: str | None = None, now: float | 
     t = now if now is not None else clock.now()
     ev = s.step_evidence
     query = select(ev, s.objects.c.path.label("cur_path"), s.objects.c.version.label("cur_version"),
-                   s.objects.c.deleted.label("gone")).join(s.checklist, s.checklist.c.id == ev.c.item_id).outerjoin(
+                   s.objects.c.deleted.label("gone"), s.tasks.c.language.label("lang")).join(
+        s.checklist, s.checklist.c.id == ev.c.item_id).join(s.tasks, s.tasks.c.id == ev.c.task_id).outerjoin(
         s.objects, s.objects.c.id == ev.c.object_id).where(ev.c.status == "valid", s.checklist.c.state == "done")
     if task_id is not None:
         query = query.where(ev.c.task_id == task_id)
     found: dict[str, tuple[str, list[Any]]] = {}
     for row in (await conn.execute(query)).all():
-        why = ""
+        why, lang = "", row.lang or "en"
         if row.expires_at is not None and row.expires_at <= t:
-            what = "the creator's answer" if row.kind == "creator_answer" else "its evidence"
-            why = f"{what} expired at {_when(row.expires_at)}"
+            what = "answer" if row.kind == "creator_answer" else "evidence"
+            why = message(f"evidence.expired_{what}", lang, at=_when(row.expires_at))
         elif row.object_id is not None and row.gone:
-            why = f"{row.cur_path} was deleted"
+            why = message("evidence.deleted", lang, path=row.cur_path)
         elif row.object_id is not None and row.version is not None and (row.cur_version or 0) > row.version:
             creator = (await conn.execute(select(func.max(s.object_versions.c.version)).where(
                 s.object_versions.c.object_id == row.object_id, s.object_versions.c.version > row.version,
@@ -424,7 +426,7 @@ async def stale(conn: AsyncConnection, task_id: str | None = None, now: float | 
             if creator is not None and row.kind == "read" and await _built_on(conn, row, creator):
                 creator = None  # the task has since written a version on top of the creator's: it saw their change
             if creator is not None:
-                why = f"{row.cur_path} changed after this step was checked (v{row.version} → v{row.cur_version}, by you)"
+                why = message("evidence.changed", lang, path=row.cur_path, old=row.version, new=row.cur_version)
         if why:
             reason, rows = found.get(row.item_id, (why, []))
             rows.append(row)
@@ -455,7 +457,7 @@ async def reopened(conn: AsyncConnection, task_id: str) -> dict[str, str]:
     """Open steps that were re-opened, and why (their evidence line holds the reason)."""
     rows = (await conn.execute(select(s.checklist.c.id, s.checklist.c.evidence).where(
         s.checklist.c.task_id == task_id, s.checklist.c.state.in_(checklist.OPEN),
-        s.checklist.c.evidence.like("re-opened:%")))).all()
+        s.checklist.c.evidence.like(f"{checklist.REOPENED}%")))).all()
     return {r.id: r.evidence for r in rows}
 
 
@@ -480,7 +482,7 @@ async def recheck(conn: AsyncConnection, root: Path | None, task_id: str, *, by:
     ({"item", "outcome": "revalidated" | "reopened", "why"})."""
     out = []
     for item_id, (why, rows) in (await stale(conn, task_id)).items():
-        t = clock.now()
+        t, task_lang = clock.now(), (rows[0].lang if rows else None) or "en"
         for row in rows:
             await conn.execute(update(s.step_evidence).where(s.step_evidence.c.id == row.id).values(
                 status="stale", reason=why))
@@ -505,7 +507,8 @@ async def recheck(conn: AsyncConnection, root: Path | None, task_id: str, *, by:
         task = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == task_id))).scalar()
         if task == "done":
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                status="idle", status_reason=f"step {step.position} re-opened: {reason}", updated_at=t))
+                status="idle", status_reason=message("evidence.step_reopened", task_lang, n=step.position, why=reason),
+                updated_at=t))
         out.append({"item": item_id, "outcome": "reopened", "why": reason})
     return out
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, select
 
 from .. import clock
+from ..language import message
 from ..store import schema as s
 from . import checklist
 
@@ -35,9 +36,9 @@ class GoalChange:
     why: str
     at: float
 
-    def note(self) -> str:
-        """Why a step is outdated, in one line (the checklist, the card)."""
-        return f"planned for goal v{self.old_version}; the goal is now v{self.version}: to re-plan"
+    def note(self, lang: str = "en") -> str:
+        """Why a step is outdated, in one line (the checklist, the card), in the task's language."""
+        return message("evidence.outdated", lang, old=self.old_version, new=self.version)
 
     def to_dict(self) -> dict[str, Any]:
         return {"old": {"version": self.old_version, "goal": self.old_goal, "brief": self.old_brief},
@@ -78,8 +79,9 @@ async def outdated(conn: AsyncConnection, task_id: str) -> dict[str, str]:
     if change is None:
         return {}
     rows = (await conn.execute(select(s.checklist.c.id).where(
-        s.checklist.c.task_id == task_id, s.checklist.c.state != "removed"))).scalars()
-    return {item: change.note() for item in rows}
+        s.checklist.c.task_id == task_id, s.checklist.c.state != "removed"))).scalars().all()
+    lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
+    return {item: change.note(lang) for item in rows}
 
 
 async def mark(conn: AsyncConnection, task_id: str, turn_id: str | None, *, stage: str) -> GoalChange | None:
