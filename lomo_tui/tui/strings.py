@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language import message
-from ..language.messages import template
+from ..language import message, template
 
 
 def _key(key: str) -> str:
