@@ -203,3 +203,16 @@ def test_a_message_is_parsed_once_and_each_reader_gets_its_own_copy() -> None:
     assert reading.READS == before  # the router read the carried parse, not the words again
     again = message.intent()
     assert again.act == "one_shot" and again.files == []
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("做一个15秒的短片，雪林里的一只狐狸，三个镜头", "雪林里的狐狸"),  # 一个 is "a"; 三个镜头 is how many shots
+    ("雪の森のキツネの15秒の短編映画を作って、3ショットで", "雪の森のキツネ"),  # 短編映画 is a film
+    ("make a 15-second short film of a fox in a snowy forest, three shots", "fox in a snowy forest"),
+])
+def test_a_film_request_reads_its_shots_length_and_subject_in_every_language(text: str, subject: str) -> None:
+    from lomo_tui.language import classify
+
+    intent = classify(text)
+    assert (intent.goal_type, intent.count, intent.seconds) == ("film", 3, 15.0)
+    assert subject in intent.subject

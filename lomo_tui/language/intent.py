@@ -220,12 +220,19 @@ def _primary(mentions: list[_Mention], clauses: list[tuple[int, int]], lang: str
     return main[1], extras, main[0]
 
 
+@cache
+def _zh_one_of() -> re.Pattern[str]:
+    return re.compile("的一(?:只|个|张|幅|条|匹|头|位|棵|座|辆)")  # "two cats" keeps its two
+
+
 def extract_subject(norm_clause: str, lang: str, mode: str = "request") -> str:
     """The creator's noun phrase: their words minus request frames, counts, verbs and generic media
     words (see _subject_cuts for the modes)."""
     fillers = _lead_fillers(lang)
     clause = fillers.sub("", norm_clause, count=1) if fillers else norm_clause
     cuts = _subject_cuts(lang, mode)
+    if lang == "zh":  # "雪林里的一只狐狸" is one thing, "the fox in the snowy forest": its "a" is no cut
+        clause = _zh_one_of().sub("的", clause)
     if is_cjk(lang):
         pieces = [p.strip(L.EDGE_CHARS[lang]) for p in cuts.split(clause)]
         return max(pieces, key=len) if pieces else ""

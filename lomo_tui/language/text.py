@@ -368,6 +368,7 @@ _ZH_GENERIC_COUNTER = LazyRe(r"(海报|图|画|照片|版本|方案|视频|模�
 def find_count(text: str, lang: str) -> int | None:
     """How many deliverables the creator asks for ("4 posters", "三张海报", "4枚", "четыре постера")."""
     langs = [lang] + (["en"] if lang != "en" else [])
+    article = None  # "做一个15秒的短片，三个镜头": 一个 is "a"; a later count says how many
     for lg in langs:
         for rx in _count_regexes(lg):
             for m in rx.finditer(text):
@@ -375,6 +376,10 @@ def find_count(text: str, lang: str) -> int | None:
                         not _ZH_GENERIC_COUNTER.search(text, m.end(), m.end() + 8):
                     continue
                 n = parse_number(next(g for g in m.groups() if g))
-                if n is not None and n >= 1 and n == int(n):
-                    return int(n)
-    return None
+                if n is None or n < 1 or n != int(n):
+                    continue
+                if lg == "zh" and n == 1 and m.group().startswith("一"):
+                    article = article or 1
+                    continue
+                return int(n)
+    return article
