@@ -39,14 +39,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 
 from .errors import UsageError
+from .production.keys import work_of as production_work
 from .store import schema as s
 from . import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
-PRODUCTION_KEY = "prod/"  # production.engine's job keys: prod/<graph>/<node>/<input hash>[/m<n>]
-REMAKE = re.compile(r"/m\d+$")  # the same key made again (its file was lost): the same work
 CONTRACT_KEYS = ("verified_transition_ratio", "tokens_per_verified_transition", "duplicate_work_rate",
                  "interruptions_per_milestone", "unsafe_actions_prevented", "recovery_success_rate")
 NO_WORK = ("failed", "expired", "cancelled")  # job statuses that produced nothing
@@ -194,8 +193,8 @@ def _work_key(job: Any) -> tuple[Any, ...]:
     """What makes two jobs the same work. A production-graph node is keyed by its idempotency key (the node
     and a hash of its inputs' content and parameters): a key frame remade after its character sheet changed
     has the same prompt and input paths but is new work."""
-    if (job.idempotency_key or "").startswith(PRODUCTION_KEY):
-        return job.task_id, job.kind, REMAKE.sub("", job.idempotency_key)
+    if (work := production_work(job.idempotency_key)) is not None:
+        return job.task_id, job.kind, work
     params = job.params or {}
     inputs = tuple(sorted(str(i) for i in params.get("inputs") or ()))
     return job.task_id, job.kind, (job.prompt or "").strip(), inputs, params.get("seed")

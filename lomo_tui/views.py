@@ -31,7 +31,6 @@ log = logging.getLogger("lomo.views")
 T = TypeVar("T")
 
 MAIN_KIND = "main"
-REOPENED = "re-opened:"  # tasks.checklist.REOPENED: a step the runtime re-opened (views loads no runtime)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 REMOVED = ("removed", "deleted")
 DONE_WORDS = frozenset({"done", "completed", "complete", "verified", "skipped", "succeeded"})
@@ -558,6 +557,7 @@ async def _checklist_why(conn: Any, task_id: str, rows: list[Any]) -> dict[str, 
     if optional_table("step_evidence") is None:
         return {}
     from .tasks import evidence, replan
+    from .tasks.checklist import REOPENED
 
     out = await replan.outdated(conn, task_id)  # planned for an older goal (J1): to re-plan
     reopened = {r.id: str(r.evidence).removeprefix(REOPENED).strip() for r in rows

@@ -146,7 +146,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     """One task: brief, checklist with evidence, replies, artifacts, gates, jobs, spend, conversation."""
     from ..context.usage import cache_usage
     from ..errors import UnknownId
-    from ..tasks import evidence, goals, replan
+    from ..tasks import evidence, goals
+    from ..tasks.checklist import items as checklist_items
 
     async with db.read() as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
@@ -173,8 +174,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
             s.charges.c.task_id == task_id))).all()
         goal_versions = await goals.versions(conn, task_id)
         proofs = await evidence.records(conn, task_id)
-        recheck = await evidence.why_stale(conn, task_id)
-        outdated = await replan.outdated(conn, task_id)  # planned for an older goal (J1)
+        # why a step is to be checked again, re-opened or planned for an older goal: as the card says it
+        why = {item.id: item.why for item in await checklist_items(conn, task_id)}
         cache = await cache_usage(conn, task_id)
     from ..production.report import graph_states
 
@@ -190,9 +191,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "goal": task.goal, "language": task.language, "autonomy": task.autonomy, "archived": bool(task.archived),
         "status_reason": task.status_reason, "created_at": iso(task.created_at), "updated_at": iso(task.updated_at),
         "checklist": [{"id": c.id, "title": c.title, "status": c.state, "evidence": c.evidence,
-                       "why": recheck.get(c.id) or (c.evidence if c.state in ("pending", "active")
-                                                    and c.evidence.startswith("re-opened:") else None)
-                       or outdated.get(c.id),
+                       "why": why.get(c.id) or None,
                        "evidence_records": [dict(e, produced_at=iso(e["produced_at"]),
                                                  expires_at=iso(e["expires_at"]) if e["expires_at"] else None)
                                             for e in proofs.get(c.id, [])]} for c in checklist],

@@ -41,6 +41,7 @@ from ..studio.results import keep as keep_result, kept
 from ..workspace.errors import WorkspaceError
 from ..workspace.flows import parse_flow
 from .graph import ASSEMBLY, CLIP, KEY_FRAME, REVIEW, SOUND, STUDIO_KIND, Graph, as_graph
+from .keys import graph_prefix, job_key, remake_key
 from .state import TO_RUN, NodeState, describe, evaluate, shot_of
 
 DEFAULT_LIMIT = 4
@@ -83,14 +84,6 @@ def _price(kind: str, seconds: float | None, size: tuple[int, int] | None) -> fl
 
 _ANSWERED: dict[str, Any] = {}  # answered cards by id, for every wake of every graph (an answer never changes)
 _FLOWS: dict[tuple[str, str], tuple[tuple[int, int], str, str]] = {}  # (task, path) → (stat, path, text) last read
-
-
-def job_key(graph_path: str, node_id: str, key: str) -> str:
-    return f"{graph_prefix(graph_path)}{node_id[:60]}/{key[:24]}"
-
-
-def graph_prefix(graph_path: str) -> str:
-    return f"prod/{hashlib.sha1(graph_path.encode()).hexdigest()[:12]}/"
 
 
 def references_note(provider: Any, lang: str) -> str:
@@ -289,7 +282,7 @@ class Engine:
                 at, _ = await self._restore(output, version.hash, version.path.rsplit(".", 1)[-1],
                                             f"{job.idempotency_key}/back")
                 if at is None:  # its bytes are nowhere now: made again, a new generation with its own charge
-                    self._order_keys[node_id] = f"{key}/m{len(jobs)}"
+                    self._order_keys[node_id] = remake_key(key, len(jobs))
                     continue
                 values = dict(status="done", job_id=job.id, artifact=at, error=None)
             else:
@@ -699,7 +692,7 @@ class Engine:
             target = output if output.lower().endswith(f".{film.format}") else f"{output.rsplit('.', 1)[0]}.{film.format}"
             base = await self._version(target)
             written = await self.rt.workspace.write_bytes(target, film.data, base, self.ctx.task_id,
-                                                          f"{key}/m{len(made)}" if made else key)
+                                                          remake_key(key, len(made)) if made else key)
             already = written["path"]
         # a cut made now, or one a crash left unrecorded, counts; one put back (an edit reverted) does not
         counted = wrote or (not restored and (st.record is None or st.record.key != st.key))

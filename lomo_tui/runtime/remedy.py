@@ -86,14 +86,14 @@ async def context(conn: AsyncConnection, task_id: str, steps: list[checklist.Ite
         lines.append(replan.instruction(change))
         hints["replan"] = change.to_dict()
     steps = steps if steps is not None else await checklist.items(conn, task_id)
-    broken = [i for i in steps if i.state in checklist.OPEN and i.evidence.startswith("re-opened:")]
+    broken = [i for i in steps if i.state in checklist.OPEN and i.evidence.startswith(checklist.REOPENED)]
     if broken and change is None:
         rows = [f"- step {i.position} “{i.title}” (id {i.id}): {i.evidence}"
                 + (f" — call {i.tool} with the step's args and step=\"{i.id}\"" if i.tool else "") for i in broken]
         lines.append("Repair: the runtime re-opened these steps because what showed them done no longer holds. "
                      "Make or check only these again; the other done steps stand:\n" + "\n".join(rows))
         gone = await _deleted_results(conn, task_id, [i.id for i in broken])
-        hints["repair"] = [{"step": i.id, "n": i.position, "why": i.evidence.removeprefix("re-opened: "),
+        hints["repair"] = [{"step": i.id, "n": i.position, "why": i.evidence.removeprefix(checklist.REOPENED).strip(),
                             "tool": i.tool, "deleted": gone.get(i.id, [])} for i in broken]
     return lines, hints
 

@@ -98,7 +98,7 @@ def _result(value: Any) -> dict[str, Any]:
 
 def _opened_at(row: Any) -> float:
     """When the step last became open: when it was planned, or re-opened (its evidence line says so)."""
-    return row.updated_at if (row.evidence or "").startswith("re-opened:") else row.created_at
+    return row.updated_at if (row.evidence or "").startswith(checklist.REOPENED) else row.created_at
 
 
 # ---- gathering what a claim points at ------------------------------------------------------------------------
@@ -501,7 +501,7 @@ async def recheck(conn: AsyncConnection, root: Path | None, task_id: str, *, by:
             continue
         reason = why if verdict is None else f"{why}; {'; '.join(verdict.problems)}"
         await conn.execute(update(s.checklist).where(s.checklist.c.id == item_id).values(
-            state="pending", done_at=None, updated_at=t, evidence=f"re-opened: {reason}"))
+            state="pending", done_at=None, updated_at=t, evidence=f"{checklist.REOPENED} {reason}"))
         await _event(conn, "step_reopened", task_id, None, item=item_id, why=reason, by=by,
                      paths=sorted({r.cur_path for r in rows if r.cur_path}))
         task = (await conn.execute(select(s.tasks.c.status).where(s.tasks.c.id == task_id))).scalar()

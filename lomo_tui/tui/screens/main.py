@@ -17,7 +17,7 @@ from ...language import detect_language
 from .. import keys
 from ..strings import creator_language, text
 from ..widgets.card import TaskCard
-from ..widgets.composer import Composer, ComposerInput, TypeAhead
+from ..widgets.composer import Composer, TypesIntoComposer
 from ..widgets.gates import GateInbox, GateList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView, Welcome
@@ -27,7 +27,7 @@ NARROW = 100  # below: one pane at a time (80×24 works)
 WIDE = 118  # from here: tree, stream and gates side by side
 
 
-class MainScreen(Screen):
+class MainScreen(TypesIntoComposer, Screen):
     CSS_PATH = Path(__file__).with_name("main.tcss")
     BINDINGS = keys.bindings("app.input")
     AUTO_FOCUS = "#composer-input"
@@ -147,17 +147,6 @@ class MainScreen(Screen):
     @on(GateList.Resolve)
     async def resolve(self, event: GateList.Resolve) -> None:
         await self.app.ask_resolve(event.gate, event.approve, event.option)  # type: ignore[attr-defined]
-
-    @on(TypeAhead)
-    def type_ahead(self, event: TypeAhead) -> None:
-        """A letter typed on a card or gate that has no meaning there goes to the input."""
-        event.stop()
-        field = self.query_one(Composer).input
-        field.focus()
-        field.insert(event.character)
-
-    def on_descendant_focus(self, event: Any) -> None:
-        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))
 
     @on(GateList.OpenTask)
     async def open_gate_task(self, event: GateList.OpenTask) -> None:

@@ -23,7 +23,7 @@ from ...memory.actions import CONFIRMED_TEXT, MemoryEntry, Source
 from .. import keys
 from ..actions import friendly
 from ..strings import text
-from ..widgets.composer import Composer, ComposerInput, TypeAhead, redirect_letters
+from ..widgets.composer import Composer, TypesIntoComposer, redirect_letters
 from ..widgets.header import HeaderBar
 
 NARROW = 100
@@ -127,7 +127,7 @@ class MemoryList(OptionList):
         await self.screen.ask_forget()  # type: ignore[attr-defined]
 
 
-class MemoryScreen(Screen):
+class MemoryScreen(TypesIntoComposer, Screen):
     CSS_PATH = Path(__file__).with_name("memory.tcss")
     BINDINGS = keys.bindings("memory.back")
     AUTO_FOCUS = "#memory-list"
@@ -274,16 +274,6 @@ class MemoryScreen(Screen):
         await self.reload()
 
     # ---- the input: talk to Main ----------------------------------------------------------------------------
-    @on(TypeAhead)
-    def type_ahead(self, event: TypeAhead) -> None:
-        event.stop()
-        field = self.query_one(Composer).input
-        field.focus()
-        field.insert(event.character)
-
-    def on_descendant_focus(self, event: Any) -> None:
-        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))
-
     @on(Composer.Submitted)
     async def send(self, event: Composer.Submitted) -> None:
         if await self.app.submit(event.text, None):  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ from .. import keys
 from ..fmt import STATE_ICON, STATE_STYLE, bar
 from ..strings import text
 from ..widgets.card import label, spend_text
-from ..widgets.composer import Composer, ComposerInput, TypeAhead
+from ..widgets.composer import Composer, TypesIntoComposer
 from ..widgets.gates import GateList, gates_hint
 from ..widgets.graph import GraphList
 from ..widgets.header import HeaderBar
@@ -60,7 +60,7 @@ def cache_line(usage: dict[str, Any], lang: str = "en") -> Content | None:
     return Content.from_markup("[$text-muted]$t[/]", t=text("stats.task_cache", lang, calls=calls_said, line=line))
 
 
-class TaskScreen(Screen):
+class TaskScreen(TypesIntoComposer, Screen):
     CSS_PATH = Path(__file__).with_name("task.tcss")
     BINDINGS = keys.bindings("task.back")
     AUTO_FOCUS = "#composer-input"
@@ -198,16 +198,6 @@ class TaskScreen(Screen):
     @on(GateList.OpenTask)
     def gate_task(self, event: GateList.OpenTask) -> None:
         event.stop()  # already here
-
-    @on(TypeAhead)
-    def type_ahead(self, event: TypeAhead) -> None:
-        event.stop()
-        field = self.query_one(Composer).input
-        field.focus()
-        field.insert(event.character)
-
-    def on_descendant_focus(self, event: Any) -> None:
-        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))
 
     async def on_live_token(self, notice: Any) -> None:
         streams = self.query("#task-stream")

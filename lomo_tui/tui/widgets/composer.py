@@ -187,6 +187,20 @@ class TypeAhead(Message):
         self.character = character
 
 
+class TypesIntoComposer:
+    """For a screen with a Composer: a letter typed where it means nothing (a card, a gate, a list) goes to
+    the input, and the composer shows when the focus is away from it."""
+
+    def on_type_ahead(self, event: TypeAhead) -> None:
+        event.stop()
+        field = self.query_one(Composer).input  # type: ignore[attr-defined]
+        field.focus()
+        field.insert(event.character)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        self.query_one(Composer).set_away(not isinstance(event.widget, ComposerInput))  # type: ignore[attr-defined]
+
+
 def redirect_letters(widget: Any, event: events.Key) -> bool:
     """If EVENT is a printable key no binding on WIDGET's focus chain takes, post it as a TypeAhead."""
     if not event.is_printable or not event.character or event.key in widget.app.active_bindings:
