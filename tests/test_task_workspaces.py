@@ -3,6 +3,7 @@ not run their turns, route messages to them or show their cards (and so never re
 in the wrong folder); back in their folder they go on."""
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -125,3 +126,32 @@ async def test_tasks_from_before_workspaces_go_to_the_folder_that_holds_their_fi
         assert owners == {with_file: workspace_id, without: None}  # no file: seen from every folder, as before
     finally:
         await back.close()
+
+
+async def test_a_message_typed_with_another_folder_open_is_routed_there(lomo: LomoEnv, tmp_path: Path) -> None:
+    """Two Lomo windows on one database, one per folder: a message typed in the second is routed by the second,
+    among its tasks, even while the first is running (the main thread is shared)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    first = Runtime(lomo.settings(workspace=lomo.workspace, model="lomo/local"), watch=False)
+    await first.start()
+    second = Runtime(lomo.settings(workspace=other, model="lomo/local"), watch=False)
+    await second.open()
+    try:
+        posters = await first.ledger.create_task("Jazz night posters", goal="a poster series for a jazz night")
+        main = await second.ledger.main_task_id()
+        message_id, turn_id = await second.ledger.deliver(main, "make the jazz night posters warmer")
+        await first.sweep()  # the first window's watchdog pass: it must leave that message alone
+        assert await first.ledger.claim(turn_id, first.owner) is None
+        async with first.db.read() as conn:
+            status = (await conn.execute(select(s.inbox.c.status).where(s.inbox.c.id == message_id))).scalar()
+            reached = (await conn.execute(select(s.inbox.c.id).where(s.inbox.c.task_id == posters))).first()
+        assert status == "pending" and reached is None
+        await second.start()
+        assert await second.run_until_quiescent(30)
+        async with second.db.read() as conn:
+            status = (await conn.execute(select(s.inbox.c.status).where(s.inbox.c.id == message_id))).scalar()
+            reached = (await conn.execute(select(s.inbox.c.id).where(s.inbox.c.task_id == posters))).first()
+        assert status == "consumed" and reached is None  # routed by the second window, not to the first's task
+    finally:
+        await asyncio.gather(first.close(), second.close())

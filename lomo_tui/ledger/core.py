@@ -206,7 +206,8 @@ class Ledger:
             raise LomoError(f"task {task_id} ({task.title}) was stopped; start a new task or resume it first")
         msg_id = message_id or new_id("msg")
         await conn.execute(insert(s.inbox).values(id=msg_id, task_id=task_id, text=text, source=source,
-                                                  status="pending", sent_at=now(), origin=origin))
+                                                  status="pending", sent_at=now(), origin=origin,
+                                                  workspace_id=self.workspace_id))
         await self.event(conn, "message_delivered", task_id, message_id=msg_id, source=source)
         if task.kind == "lightweight" and task.source_inbox and task.source_inbox != msg_id:
             revisions = task.revisions + 1
@@ -249,7 +250,8 @@ class Ledger:
             new = new_id("msg")
             await conn.execute(insert(s.inbox).values(id=new, task_id=row.task_id, text=replacement,
                                                       source=row.source, status="pending", sent_at=now(),
-                                                      replaces=message_id, origin=row.origin))
+                                                      replaces=message_id, origin=row.origin,
+                                                      workspace_id=row.workspace_id))
             await self.event(conn, "message_replaced", row.task_id, message_id=new, replaces=message_id)
             return new
 
@@ -265,12 +267,14 @@ class Ledger:
             row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
             if row is None or row.status not in ("queued", "running"):
                 return None
-            task = (await conn.execute(select(s.tasks.c.status, s.tasks.c.archived, s.tasks.c.workspace_id).where(
-                s.tasks.c.id == row.task_id))).first()
+            task = (await conn.execute(select(s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived,
+                                              s.tasks.c.workspace_id).where(s.tasks.c.id == row.task_id))).first()
             if task is None or task.status in ("paused", "stopped") or task.archived:
                 return None  # a paused task's turn waits for resume; a stopped or archived one never runs by itself
             if not self.serves(task.workspace_id):
                 return None  # another folder's task: its files are not here (it runs where it was made)
+            if task.kind == "main" and row.status == "queued" and not await self._main_message_here(conn, row.task_id):
+                return None  # only messages typed with another folder open wait: that folder's Lomo routes them
             free = row.lease_owner is None or (row.lease_expires or 0) < t or row.lease_owner == owner or (
                 dead_owner is not None and row.lease_owner == dead_owner)
             if not free:
@@ -588,6 +592,14 @@ class Ledger:
     def _here(self) -> Any:
         return tasks_of(self.workspace_id)
 
+    async def _main_message_here(self, conn: AsyncConnection, task_id: str) -> bool:
+        """Whether the main thread has a message this process should route (typed in its folder), or none waits
+        at all (a turn that has other work: a gate answered, a retry)."""
+        if self.workspace_id is None:
+            return True
+        pending = await self.pending_inbox(conn, task_id)
+        return not pending or any(self.serves(m.workspace_id) for m in pending)
+
     async def runnable_turns(self, owner_alive: Any = None) -> list[Any]:
         """Queued turns, and running turns whose lease expired (or whose owner is dead)."""
         t = now()
@@ -614,7 +626,7 @@ class Ledger:
             rows = (await conn.execute(select(s.inbox.c.task_id).distinct().join(
                 s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
                 s.inbox.c.status == "pending", s.tasks.c.status.notin_(("paused", "stopped", "failed")),
-                s.tasks.c.archived.is_(False), self._here(),
+                s.tasks.c.archived.is_(False), self._here(), tasks_of(self.workspace_id, s.inbox.c.workspace_id),
                 s.inbox.c.task_id.notin_(active)))).scalars().all()
         return list(rows)
 

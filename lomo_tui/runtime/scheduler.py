@@ -264,7 +264,8 @@ class Runtime:
         if turn_id is not None and (await conn.execute(select(s.inbox.c.id).where(
                 s.inbox.c.consumed_turn == turn_id).limit(1))).first() is not None:
             return []  # this turn already took its message; the next one gets a turn of its own
-        return pending[:1]
+        # a message typed with another folder open is routed there, among that folder's tasks (workspace.scope)
+        return [m for m in pending if self.ledger.serves(m.workspace_id)][:1]
 
     async def context_extras(self, conn: Any, task: Any, pending: list[Any] | None = None
                              ) -> tuple[list[str], dict[str, Any]]:

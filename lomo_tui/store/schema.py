@@ -567,3 +567,5 @@ Index("ix_step_evidence_object", step_evidence.c.object_id, step_evidence.c.stat
 # or shows the task (lomo_tui.workspace.scope).
 tasks.append_column(Column("workspace_id", String(40)))
 Index("ix_tasks_workspace", tasks.c.workspace_id)
+# The folder a message was typed in: the main thread routes it only from there, among that folder's tasks.
+inbox.append_column(Column("workspace_id", String(40)))
