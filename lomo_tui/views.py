@@ -248,19 +248,27 @@ def _load_sqlalchemy() -> None:
     from sqlalchemy import exc
 
     from .store import schema
+    from .workspace import scope
 
     globals().update(Table=sqlalchemy.Table, func=sqlalchemy.func, or_=sqlalchemy.or_, select=sqlalchemy.select,
-                     SQLAlchemyError=exc.SQLAlchemyError, s=schema)
+                     SQLAlchemyError=exc.SQLAlchemyError, s=schema, scope=scope)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def query(fn: F) -> F:
+    """A view query: SQLAlchemy loaded, and scoped to the workspace its database serves (the runtime's: only
+    that folder's tasks are shown; a database no runtime opened shows every task)."""
     @wraps(fn)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         _load_sqlalchemy()
-        return await fn(*args, **kwargs)
+        db = args[0] if args else kwargs.get("db")
+        token = scope.SERVING.set(getattr(db, "workspace_id", None))
+        try:
+            return await fn(*args, **kwargs)
+        finally:
+            scope.SERVING.reset(token)
     return wrapper  # type: ignore[return-value]
 
 
@@ -373,10 +381,11 @@ def _short(text: str | None, limit: int = 160) -> str:
 async def load_header(db: Any, settings: Any, now: float | None = None) -> Header:
     since = start_of_today(now)
     async with db.read() as conn:
-        gates = (await conn.execute(select(func.count()).select_from(s.gates).where(
-            s.gates.c.status == "pending"))).scalar() or 0
+        gates = (await conn.execute(select(func.count()).select_from(s.gates).outerjoin(
+            s.tasks, s.tasks.c.id == s.gates.c.task_id).where(
+            s.gates.c.status == "pending", scope.tasks_here()))).scalar() or 0
         running = (await conn.execute(select(func.count()).select_from(s.tasks).where(
-            s.tasks.c.kind != MAIN_KIND, s.tasks.c.status.in_(tuple(RUNNING_WORDS))))).scalar() or 0
+            s.tasks.c.kind != MAIN_KIND, s.tasks.c.status.in_(tuple(RUNNING_WORDS)), scope.tasks_here()))).scalar() or 0
         model_cost = (await conn.execute(select(func.coalesce(func.sum(s.model_calls.c.cost), 0.0)).where(
             s.model_calls.c.created_at >= since))).scalar() or 0.0
     charges = optional_table("charges")
@@ -412,8 +421,10 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
         query = select(s.tasks).where(s.tasks.c.kind != MAIN_KIND)
         if wanted is not None:
             query = query.where(s.tasks.c.id.in_(wanted))
-        elif not include_archived:
-            query = query.where(s.tasks.c.archived.is_(False))
+        else:
+            query = query.where(scope.tasks_here())
+            if not include_archived:
+                query = query.where(s.tasks.c.archived.is_(False))
         rows = (await conn.execute(query.order_by(s.tasks.c.created_at.desc()).limit(limit))).all()
         ids = [r.id for r in rows]
         if not ids:
@@ -709,7 +720,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                 since = rows[0].created_at if rows and earlier else None
                 until = None if before is None else (items[-1].at if items else None)
                 tq = select(s.tasks.c.id, s.tasks.c.title, s.tasks.c.created_at).where(
-                    s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(False))
+                    s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(False), scope.tasks_here())
                 if since is not None:
                     tq = tq.where(s.tasks.c.created_at >= since)
                 if until is not None:
@@ -720,6 +731,7 @@ async def load_stream(db: Any, task_id: str | None, *, before: int | None = None
                 rq = select(s.inbox.c.id, s.inbox.c.task_id, s.inbox.c.status, s.inbox.c.sent_at,
                             s.inbox.c.text, s.tasks.c.title).join(s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
                     s.inbox.c.source == "router", s.tasks.c.kind != MAIN_KIND, s.inbox.c.replaces.is_(None),
+                    scope.tasks_here(),
                     # not the words that started a task the router just made (its card says that)
                     or_(s.tasks.c.source_inbox.is_(None), s.tasks.c.source_inbox != s.inbox.c.id,
                         s.inbox.c.sent_at > s.tasks.c.created_at + 1.0))
@@ -765,7 +777,8 @@ async def load_gates(db: Any) -> tuple[GateView, ...]:
     async with db.read() as conn:
         rows = (await conn.execute(select(s.gates, s.tasks.c.title.label("task_title"),
                                           s.tasks.c.language.label("task_language")).outerjoin(
-            s.tasks, s.tasks.c.id == s.gates.c.task_id).where(s.gates.c.status == "pending").order_by(
+            s.tasks, s.tasks.c.id == s.gates.c.task_id).where(s.gates.c.status == "pending",
+                                                                 scope.tasks_here()).order_by(
             s.gates.c.created_at))).all()
     out = []
     for g in rows:
@@ -919,7 +932,7 @@ async def load_marks(db: Any, workspace: Any = None) -> dict[str, FileMark]:
 async def load_task_choices(db: Any, limit: int = 200, *, archived: bool = False) -> list[TaskChoice]:
     async with db.read() as conn:
         rows = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title, s.tasks.c.kind, s.tasks.c.status).where(
-            s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(archived)).order_by(
+            s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(archived), scope.tasks_here()).order_by(
             s.tasks.c.updated_at.desc()).limit(limit))).all()
     return [TaskChoice(r.id, r.title, r.kind, r.status) for r in rows]
 
@@ -936,7 +949,7 @@ async def controllable_tasks(db: Any) -> list[str]:
     """Tasks that "pause all" applies to: not main, not archived, not finished or paused."""
     async with db.read() as conn:
         return list((await conn.execute(select(s.tasks.c.id).where(
-            s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(False),
+            s.tasks.c.kind != MAIN_KIND, s.tasks.c.archived.is_(False), scope.tasks_here(),
             s.tasks.c.status.notin_(("done", "failed", "stopped", "paused"))))).scalars())
 
 

@@ -150,6 +150,11 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
         ledger = reacting_ledger(db, settings.lease_seconds, settings.time_scale)
         await ledger.main_task_id()
         if args.task_command == "new":
+            from pathlib import Path
+
+            from ..workspace.objects import register_workspace
+
+            ledger.workspace_id = await register_workspace(db, Path(settings.workspace))  # it belongs there
             task_id = await ledger.create_task(args.title, kind="persistent", brief=args.brief)
             print(json.dumps({"id": task_id}) if args.json else task_id)
         elif args.task_command == "list":

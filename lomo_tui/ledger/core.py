@@ -23,6 +23,7 @@ from ..store import schema as s
 from ..store.engine import Database, fetch, run
 from ..router.index import refresh_search_text
 from ..tasks import goals
+from ..workspace.scope import tasks_of
 from ..base.ids import call_key, new_id
 
 if TYPE_CHECKING:
@@ -122,6 +123,9 @@ class Ledger:
         self.lease_seconds = lease_seconds
         self.time_scale = time_scale  # scales the stop check's back-off after a transient failure
         self.reactions = reactions  # None (a bare ledger: benches, store tests): a finished turn only records
+        # the workspace this ledger's process serves (set when the runtime opens it): tasks it creates belong to
+        # it, and it runs only its tasks' turns (None: every task, as a bare ledger sees them)
+        self.workspace_id: str | None = None
 
     # ---- events ---------------------------------------------------------------------------
     @staticmethod
@@ -156,7 +160,8 @@ class Ledger:
                           task_id: str | None = None) -> str:
         task_id = task_id or new_id("task")
         if conn is not None:
-            await self._insert_task(conn, task_id, kind, title, goal=goal, brief=brief, language=language)
+            await self._insert_task(conn, task_id, kind, title, goal=goal, brief=brief, language=language,
+                                    workspace_id=self.workspace_id)
             await refresh_search_text(conn, task_id)
             await self.event(conn, "task_created", task_id, kind=kind, title=title)
             return task_id
@@ -166,11 +171,12 @@ class Ledger:
 
     @staticmethod
     async def _insert_task(conn: AsyncConnection, task_id: str, kind: str, title: str, *, status: str = "idle",
-                           goal: str = "", brief: str = "", language: str = "en") -> None:
+                           goal: str = "", brief: str = "", language: str = "en",
+                           workspace_id: str | None = None) -> None:
         t = now()
         await conn.execute(insert(s.tasks).values(
             id=task_id, kind=kind, status=status, title=title, goal=goal or title, brief=brief, language=language,
-            created_at=t, updated_at=t))
+            created_at=t, updated_at=t, workspace_id=workspace_id))
         await goals.record(conn, task_id, goal=goal or title, brief=brief, who="lomo", why="the task was created", at=t)
 
     @staticmethod
@@ -200,7 +206,8 @@ class Ledger:
             raise LomoError(f"task {task_id} ({task.title}) was stopped; start a new task or resume it first")
         msg_id = message_id or new_id("msg")
         await conn.execute(insert(s.inbox).values(id=msg_id, task_id=task_id, text=text, source=source,
-                                                  status="pending", sent_at=now(), origin=origin))
+                                                  status="pending", sent_at=now(), origin=origin,
+                                                  workspace_id=self.workspace_id))
         await self.event(conn, "message_delivered", task_id, message_id=msg_id, source=source)
         if task.kind == "lightweight" and task.source_inbox and task.source_inbox != msg_id:
             revisions = task.revisions + 1
@@ -243,7 +250,8 @@ class Ledger:
             new = new_id("msg")
             await conn.execute(insert(s.inbox).values(id=new, task_id=row.task_id, text=replacement,
                                                       source=row.source, status="pending", sent_at=now(),
-                                                      replaces=message_id, origin=row.origin))
+                                                      replaces=message_id, origin=row.origin,
+                                                      workspace_id=row.workspace_id))
             await self.event(conn, "message_replaced", row.task_id, message_id=new, replaces=message_id)
             return new
 
@@ -259,10 +267,14 @@ class Ledger:
             row = (await conn.execute(select(s.turns).where(s.turns.c.id == turn_id))).first()
             if row is None or row.status not in ("queued", "running"):
                 return None
-            task = (await conn.execute(select(s.tasks.c.status, s.tasks.c.archived).where(
-                s.tasks.c.id == row.task_id))).first()
+            task = (await conn.execute(select(s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived,
+                                              s.tasks.c.workspace_id).where(s.tasks.c.id == row.task_id))).first()
             if task is None or task.status in ("paused", "stopped") or task.archived:
                 return None  # a paused task's turn waits for resume; a stopped or archived one never runs by itself
+            if not self.serves(task.workspace_id):
+                return None  # another folder's task: its files are not here (it runs where it was made)
+            if task.kind == "main" and row.status == "queued" and not await self._main_message_here(conn, row.task_id):
+                return None  # only messages typed with another folder open wait: that folder's Lomo routes them
             free = row.lease_owner is None or (row.lease_expires or 0) < t or row.lease_owner == owner or (
                 dead_owner is not None and row.lease_owner == dead_owner)
             if not free:
@@ -573,6 +585,21 @@ class Ledger:
         await self.reactions.called_off(conn, task_id, reason)
 
     # ---- queries the scheduler uses -------------------------------------------------------------
+    def serves(self, task_workspace: str | None) -> bool:
+        """Whether this ledger's process runs a task whose `workspace_id` is TASK_WORKSPACE."""
+        return self.workspace_id is None or task_workspace is None or task_workspace == self.workspace_id
+
+    def _here(self) -> Any:
+        return tasks_of(self.workspace_id)
+
+    async def _main_message_here(self, conn: AsyncConnection, task_id: str) -> bool:
+        """Whether the main thread has a message this process should route (typed in its folder), or none waits
+        at all (a turn that has other work: a gate answered, a retry)."""
+        if self.workspace_id is None:
+            return True
+        pending = await self.pending_inbox(conn, task_id)
+        return not pending or any(self.serves(m.workspace_id) for m in pending)
+
     async def runnable_turns(self, owner_alive: Any = None) -> list[Any]:
         """Queued turns, and running turns whose lease expired (or whose owner is dead)."""
         t = now()
@@ -581,7 +608,7 @@ class Ledger:
                 s.turns.c.id, s.turns.c.status, s.turns.c.lease_owner, s.turns.c.lease_expires,
                 s.turns.c.crash_count, s.tasks.c.status.label("task_status")).join(
                 s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
-                s.turns.c.status.in_(("queued", "running"))))).all()
+                s.turns.c.status.in_(("queued", "running")), self._here()))).all()
         out = []
         for row in rows:
             if row.task_status in ("paused", "stopped"):
@@ -599,7 +626,7 @@ class Ledger:
             rows = (await conn.execute(select(s.inbox.c.task_id).distinct().join(
                 s.tasks, s.tasks.c.id == s.inbox.c.task_id).where(
                 s.inbox.c.status == "pending", s.tasks.c.status.notin_(("paused", "stopped", "failed")),
-                s.tasks.c.archived.is_(False),
+                s.tasks.c.archived.is_(False), self._here(), tasks_of(self.workspace_id, s.inbox.c.workspace_id),
                 s.inbox.c.task_id.notin_(active)))).scalars().all()
         return list(rows)
 
@@ -612,7 +639,8 @@ class Ledger:
 
     async def waiting_turns(self) -> list[str]:
         async with self.db.read() as conn:
-            return list((await conn.execute(select(s.turns.c.id).where(s.turns.c.status == "waiting"))).scalars())
+            return list((await conn.execute(select(s.turns.c.id).join(s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
+                s.turns.c.status == "waiting", self._here()))).scalars())
 
     async def requeue_if_settled(self, conn: AsyncConnection, turn_id: str) -> bool:
         """If TURN_ID waits on something that has settled (gate answered, jobs finished), queue it again."""

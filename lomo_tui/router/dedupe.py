@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from ..language import scorer, similarity
 from ..store import schema as s
+from ..workspace.scope import tasks_here
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -32,7 +33,7 @@ async def recent_active(conn: AsyncConnection, limit: int = RECENT_ACTIVE) -> li
     return list((await conn.execute(select(
         s.tasks.c.id, s.tasks.c.title, s.tasks.c.goal, s.tasks.c.status, s.tasks.c.kind, s.tasks.c.language,
         s.tasks.c.archived).where(
-        s.tasks.c.kind != "main", s.tasks.c.archived.is_(False),
+        s.tasks.c.kind != "main", s.tasks.c.archived.is_(False), tasks_here(),
         s.tasks.c.status.notin_(("stopped", "failed"))).order_by(s.tasks.c.updated_at.desc()).limit(limit))).all())
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import or_, select
 
 from ..language import Parsed, file_name_variants, find_files
 from ..store import schema as s
+from ..workspace.scope import belongs_here
 from . import memory
 
 if TYPE_CHECKING:
@@ -32,6 +33,11 @@ MAX_READINGS = 8  # readings of one name looked up (a CJK name may carry the wor
 def usable(row: Any) -> bool:
     """May a message be delivered to this task without asking (A8)?"""
     return row is not None and row.kind != "main" and not row.archived and row.status not in UNUSABLE_STATUS
+
+
+def here(row: Any) -> bool:
+    """Usable, and a task of the workspace served (another folder's task runs there, not here)."""
+    return usable(row) and belongs_here(row.workspace_id)
 
 
 def mentioned_files(message: str | Parsed) -> list[str]:
@@ -109,7 +115,8 @@ async def file_bindings(conn: AsyncConnection, text: str | Parsed) -> dict[str, 
         return {}
     rows = (await conn.execute(select(
         s.task_objects.c.object_id, s.task_objects.c.task_id, s.task_objects.c.role, s.tasks.c.kind,
-        s.tasks.c.status, s.tasks.c.archived).join(s.tasks, s.tasks.c.id == s.task_objects.c.task_id).where(
+        s.tasks.c.status, s.tasks.c.archived, s.tasks.c.workspace_id).join(
+        s.tasks, s.tasks.c.id == s.task_objects.c.task_id).where(
         s.task_objects.c.object_id.in_(list(found)), s.tasks.c.kind != "main"))).all()
     out: dict[str, list[Any]] = {}
     for variants in names.values():
@@ -125,13 +132,13 @@ async def named_tasks(conn: AsyncConnection, text: str) -> list[Any]:
     ids = list(dict.fromkeys(TASK_ID.findall(text)))[:MAX_MENTIONS]
     if not ids:
         return []
-    return list((await conn.execute(select(s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived).where(
-        s.tasks.c.id.in_(ids)))).all())
+    return list((await conn.execute(select(s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived,
+                                           s.tasks.c.workspace_id).where(s.tasks.c.id.in_(ids)))).all())
 
 
 async def task_row(conn: AsyncConnection, task_id: str) -> Any:
-    return (await conn.execute(select(s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived).where(
-        s.tasks.c.id == task_id))).first()
+    return (await conn.execute(select(s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.archived,
+                                      s.tasks.c.workspace_id).where(s.tasks.c.id == task_id))).first()
 
 
 async def target(conn: AsyncConnection, message: str | Parsed) -> str | None:
@@ -139,17 +146,17 @@ async def target(conn: AsyncConnection, message: str | Parsed) -> str | None:
     text = _text(message)
     named = [r for r in await named_tasks(conn, text) if r.kind != "main"]
     if named:
-        return named[0].id if len(named) == 1 and usable(named[0]) else None
+        return named[0].id if len(named) == 1 and here(named[0]) else None
     bindings = await file_bindings(conn, message)
     if bindings:
         tasks = {r.task_id: r for rows in bindings.values() for r in rows}
         if len(tasks) == 1:
             row = next(iter(tasks.values()))
-            return row.task_id if usable(row) else None
+            return row.task_id if here(row) else None
         return None
     recalled = await memory.recall(conn, text, memory.STRONG)
     if recalled:
         row = await task_row(conn, recalled[0][0])
-        if usable(row):
+        if here(row):
             return row.id
     return None

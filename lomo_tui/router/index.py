@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from sqlalchemy import func, or_, select, text, update
+from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError
 
 from ..language import fts_query, keywords, subject_keywords
 from ..store import schema as s
+from ..workspace.scope import serving, tasks_here
 from .. import clock
 
 if TYPE_CHECKING:
@@ -113,7 +114,8 @@ def dialect_name(conn: Any) -> str:
 
 
 def _routable() -> Any:
-    return s.tasks.c.kind != "main"
+    """A task the main thread may route to: not the main thread, and of the workspace served."""
+    return and_(s.tasks.c.kind != "main", tasks_here())
 
 
 async def recent(conn: AsyncConnection, limit: int = RECENT) -> list[Any]:
@@ -159,8 +161,9 @@ async def _fts(conn: AsyncConnection, words: list[str], limit: int) -> list[tupl
     # bm25 is negative (more negative = better). Normalise to (0, 1]: best hit 1.0.
     rows = (await conn.execute(text(
         "SELECT tasks.id AS id, bm25(tasks_fts) AS rank FROM tasks_fts JOIN tasks ON tasks.rowid = tasks_fts.rowid "
-        "WHERE tasks_fts MATCH :q AND tasks.kind != 'main' ORDER BY rank LIMIT :n"),
-        {"q": query, "n": max(limit, 1)})).all()
+        "WHERE tasks_fts MATCH :q AND tasks.kind != 'main' "
+        "AND (:ws IS NULL OR tasks.workspace_id IS NULL OR tasks.workspace_id = :ws) ORDER BY rank LIMIT :n"),
+        {"q": query, "n": max(limit, 1), "ws": serving()})).all()
     if not rows:
         return []
     best = min(r.rank for r in rows) or -1.0

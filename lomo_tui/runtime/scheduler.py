@@ -37,6 +37,7 @@ from ..router.vectors import TaskVectors
 from ..studio.service import Studio
 from ..workspace.live import LiveWorkspace
 from ..workspace.objects import Workspace
+from ..workspace import scope
 from ..base.bus import Bus, Notice
 from ..ledger import Ledger
 from . import remedy
@@ -91,6 +92,8 @@ class Runtime:
         self.workspace.ensure()  # a folder that cannot be a workspace stops here, before any write
         await migrate.upgrade(self.db)
         await self.workspace.open()
+        self.ledger.workspace_id = self.db.workspace_id = self.workspace.id  # its tasks only (workspace.scope)
+        scope.serve(self.workspace.id)
         await self.ledger.main_task_id()
         await memory.complete_pending(self.db)  # a forget cascade an earlier process left half done (F4)
 
@@ -184,6 +187,7 @@ class Runtime:
         await memory.maintain(self.db, extraction=self.memory_models.extractor is None)
 
     async def _watchdog(self) -> None:
+        scope.serve(self.workspace.id)
         while not self._stop.is_set():
             try:
                 await asyncio.wait_for(self._stop.wait(), timeout=self.settings.watchdog_seconds)
@@ -209,6 +213,7 @@ class Runtime:
         self._event_marker = marker
 
     async def _worker(self) -> None:
+        scope.serve(self.workspace.id)  # this task's own context: right even with two runtimes in one loop
         while True:
             turn_id = await self._queue.get()
             self._pending.discard(turn_id)
@@ -259,7 +264,8 @@ class Runtime:
         if turn_id is not None and (await conn.execute(select(s.inbox.c.id).where(
                 s.inbox.c.consumed_turn == turn_id).limit(1))).first() is not None:
             return []  # this turn already took its message; the next one gets a turn of its own
-        return pending[:1]
+        # a message typed with another folder open is routed there, among that folder's tasks (workspace.scope)
+        return [m for m in pending if self.ledger.serves(m.workspace_id)][:1]
 
     async def context_extras(self, conn: Any, task: Any, pending: list[Any] | None = None
                              ) -> tuple[list[str], dict[str, Any]]:
@@ -369,7 +375,7 @@ class Runtime:
             return False
         async with self.db.read() as conn:
             held = (await conn.execute(select(s.turns.c.id).join(s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
-                s.turns.c.status.in_(("queued", "running")),
+                s.turns.c.status.in_(("queued", "running")), scope.tasks_of(self.workspace.id),
                 s.tasks.c.status.notin_(("paused", "stopped"))))).first()
         if held is not None:
             return False
@@ -380,7 +386,7 @@ class Runtime:
         back-off after a transient failure)."""
         async with self.db.read() as conn:
             backoff = (await conn.execute(select(s.turns.c.id).join(s.tasks, s.tasks.c.id == s.turns.c.task_id).where(
-                s.turns.c.status == "waiting", s.turns.c.wait_kind == "backoff",
+                s.turns.c.status == "waiting", s.turns.c.wait_kind == "backoff", scope.tasks_of(self.workspace.id),
                 s.tasks.c.status.notin_(("paused", "stopped"))))).first()
         if backoff is not None:
             return True

@@ -179,6 +179,9 @@ class Database:
 
     def __init__(self, url: str, sync_window: float = 0.0) -> None:
         self.url = url
+        # the workspace (workspaces.id) the process using this database serves, once opened: views show only its
+        # tasks (lomo_tui.workspace.scope); None shows every task
+        self.workspace_id: str | None = None
         # Group commit (see `write`): how long a commit that nothing outside the database depends on may wait
         # for its fsync. 0 = every commit is fsynced before it returns.
         self.sync_window = max(0.0, sync_window)

@@ -560,3 +560,12 @@ step_evidence = Table(
 )
 Index("ix_step_evidence_item", step_evidence.c.item_id)
 Index("ix_step_evidence_object", step_evidence.c.object_id, step_evidence.c.status)
+
+# ---- tasks belong to a workspace (0017) ------------------------------------------------------------------
+# The folder a task was created in (workspaces.id); NULL for the main thread and for tasks from before 0017
+# that no workspace holding their files has adopted yet. Only a process serving that folder runs, routes to
+# or shows the task (lomo_tui.workspace.scope).
+tasks.append_column(Column("workspace_id", String(40)))
+Index("ix_tasks_workspace", tasks.c.workspace_id)
+# The folder a message was typed in: the main thread routes it only from there, among that folder's tasks.
+inbox.append_column(Column("workspace_id", String(40)))

@@ -21,6 +21,7 @@ from ..language import Parsed, detect_language, message
 from ..router import dedupe, deterministic, index
 from ..router.phrases import say
 from ..store import schema as s
+from ..workspace.scope import belongs_here
 from .registry import Registry, ToolContext, ToolError, obj, tool
 
 STR = {"type": "string"}
@@ -79,6 +80,13 @@ def _title_from(words: str) -> str:
 
 async def _task(conn: Any, task_id: str) -> Any:
     return (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
+
+
+async def _task_here(conn: Any, task_id: str) -> Any:
+    """The task, if it is one the main thread may route to here (not another workspace's: that one's files are
+    in its own folder, and it runs there)."""
+    row = await _task(conn, task_id)
+    return row if row is not None and belongs_here(row.workspace_id) else None
 
 
 async def _create(ctx: ToolContext, conn: Any, *, title: str, kind: str, goal: str, brief: str, language: str,
@@ -199,7 +207,7 @@ def register(reg: Registry) -> None:
         parsed = parsed_message(ctx, rows)
         lang = _language(parsed, words)
         async with ctx.services.db.read() as conn:
-            task = await _task(conn, task_id)
+            task = await _task_here(conn, task_id)
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
         if task is not None and task.kind == "main":
             raise ToolError("that is the main thread; answer the creator directly instead")
@@ -251,7 +259,7 @@ def register(reg: Registry) -> None:
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
             candidates = []
             for task_id in dict.fromkeys(task_ids or []):
-                row = await _task(conn, str(task_id))
+                row = await _task_here(conn, str(task_id))
                 if row is not None and row.kind != "main":
                     candidates.append(row)
             # only names the message holds and the workspace lacks (the model's word is not enough)

@@ -149,6 +149,7 @@ class Session:
         from ..governance.gates import open_gate
         from ..language import detect_language, message
         from ..store import schema as s
+        from ..workspace.scope import tasks_of
         rt = self.runtime
         async with rt.db.read() as conn:
             row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == inbox_id))).first()
@@ -156,6 +157,7 @@ class Session:
                 raise LomoError(say("notify.message_gone", self.language))
             others = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title).where(
                 s.tasks.c.kind != "main", s.tasks.c.id != row.task_id, s.tasks.c.archived.is_(False),
+                tasks_of(rt.workspace.id),
                 s.tasks.c.status.notin_(("stopped", "done", "failed"))).order_by(
                 s.tasks.c.updated_at.desc()).limit(4))).all()
             title = (await conn.execute(select(s.tasks.c.title).where(s.tasks.c.id == row.task_id))).scalar()

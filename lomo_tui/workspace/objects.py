@@ -503,6 +503,8 @@ async def register_workspace(db: Database, root: Path) -> str:
         found = (await conn.execute(select(s.workspaces.c.id).where(s.workspaces.c.root == real))).scalar()
         orphans = (await conn.execute(select(s.objects.c.id).where(s.objects.c.workspace_id.is_(None)).limit(
             1))).first()
+        if found is not None and orphans is None and await _unadopted_tasks(conn, found):
+            orphans = True
     if found is not None and orphans is None:
         return found
     async with db.write() as conn:
@@ -517,7 +519,25 @@ async def register_workspace(db: Database, root: Path) -> str:
             ADOPT_SAMPLE))).scalars().all()
         if orphans and await asyncio.to_thread(lambda: any(os.path.lexists(os.path.join(real, p)) for p in orphans)):
             await conn.execute(update(s.objects).where(s.objects.c.workspace_id.is_(None)).values(workspace_id=found))
+        await _adopt_tasks(conn, found)
     return found
+
+
+def _unadopted(workspace_id: str) -> Any:
+    """Tasks from before tasks had a workspace (0017) that have a file in WORKSPACE_ID."""
+    bound = select(s.task_objects.c.task_id).join(s.objects, s.objects.c.id == s.task_objects.c.object_id).where(
+        s.objects.c.workspace_id == workspace_id)
+    return (s.tasks.c.workspace_id.is_(None)) & (s.tasks.c.kind != "main") & s.tasks.c.id.in_(bound)
+
+
+async def _unadopted_tasks(conn: Any, workspace_id: str) -> bool:
+    return (await conn.execute(select(s.tasks.c.id).where(_unadopted(workspace_id)).limit(1))).first() is not None
+
+
+async def _adopt_tasks(conn: Any, workspace_id: str) -> None:
+    """Tasks from before 0017 belong to the workspace that holds their files; one with no file stays unscoped
+    (seen from every folder, as before)."""
+    await conn.execute(update(s.tasks).where(_unadopted(workspace_id)).values(workspace_id=workspace_id))
 
 
 def _try(fn: Any, rel: str) -> Any:
