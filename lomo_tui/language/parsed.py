@@ -3,7 +3,8 @@
 `parse(text)` reads everything the layers above ask of a message — its language, intent (act, media, subject…),
 the file names it mentions, the piece it points at ("the second", 第二张, "that one") — and returns a
 `Parsed`. The runtime builds one per message on arrival (`Runtime.send`) and hands it along with the
-message (`Carried`, keyed by the message's id); nothing downstream parses the same words again.
+message (`Carried`, keyed by the message's id and its words: a clarify card's answer delivers the same
+words under an id of its own); nothing downstream parses the same words again.
 `PARSES` counts parses (what the tests count).
 """
 from __future__ import annotations
