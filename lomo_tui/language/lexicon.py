@@ -918,3 +918,6 @@ FILM_LEAD = {  # words before a film's subject, cut from it ("a short film of a 
     "ru": r"^(?:(?:коротк|небольш|маленьк|короткометражн)\w*\s+)*(?:короткометражк\w*|мультфильм\w*|фильм\w*|кино)"
           r"\s+(?P<prep>про|обо|об|о|со|с)\s+",
 }
+FILM_TAIL = {  # … and after it, where the film is named last ("雪の森のキツネの短編映画" → "雪の森のキツネ")
+    "ja": r"の?(?:短編映画|ショートフィルム|短編|映画|ムービー)$", "zh": r"的?(?:短片|影片|电影|微电影)$",
+}

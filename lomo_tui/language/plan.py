@@ -202,10 +202,12 @@ def _storyboard(intent: Intent) -> list[ChecklistItem]:
 def film_subject(intent: Intent) -> str:
     """The film's subject without the words that only say it is a film ("a short film of a fox" → "a fox")."""
     subject = intent.subject or intent.text
-    lead = re.match(L.FILM_LEAD.get(intent.language, L.FILM_LEAD["en"]), subject, flags=re.IGNORECASE)
+    tail = L.FILM_TAIL.get(intent.language)
+    lead = re.match(L.FILM_LEAD.get(intent.language, L.FILM_LEAD["en"]),
+                    re.sub(tail, "", subject) if tail else subject, flags=re.IGNORECASE)
     if lead is None:
         return subject
-    rest = subject[lead.end():].strip()
+    rest = lead.string[lead.end():].strip()
     preposition = lead.groupdict().get("prep")
     if rest and preposition and governs(preposition, intent.language):  # "про лису …" → "лиса …"
         rest = nominative(rest, preposition, intent.language)
