@@ -64,6 +64,7 @@ def test_creator_facing_tables_live_in_the_catalogue_only() -> None:
     ("a retro poster series of three posters for a jazz night", "Poster series: Retro posters for a jazz night"),
     ("make a poster series for a jazz night, art deco, gold on navy", "Poster series for a jazz night"),
     ("make a 15-second short film of a fox in a snowy forest, three shots", "Short film of a fox in a snowy forest"),
+    ("сделай 15-секундный короткий фильм про лису в снежном лесу, три кадра", "Короткометражный фильм: Лиса в снежном лесу"),
 ])
 def test_a_title_names_the_thing_being_made_once(text: str, title: str) -> None:
     from lomo_tui.models.local_router import route
@@ -216,3 +217,27 @@ def test_a_film_request_reads_its_shots_length_and_subject_in_every_language(tex
     intent = classify(text)
     assert (intent.goal_type, intent.count, intent.seconds) == ("film", 3, 15.0)
     assert subject in intent.subject
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("make a 15-second short film of a fox in a snowy forest, three shots", "a fox in a snowy forest"),
+    ("做一个15秒的短片，雪林里的一只狐狸，三个镜头", "雪林里的狐狸"),
+    ("雪の森のキツネの15秒の短編映画を作って、3ショットで", "雪の森のキツネ"),
+    ("雪の森のキツネの短編映画を作って、15秒、3ショットで", "雪の森のキツネ"),  # the film named last
+    ("сделай 15-секундный короткий фильм про лису в снежном лесу, три кадра", "лиса в снежном лесу"),  # про + acc.
+    ("сделай короткий фильм о лисе в снежном лесу, 15 секунд, три кадра", "лиса в снежном лесу"),  # о + prep.
+    ("сделай короткий фильм с лисой в снежном лесу на 15 секунд из трёх кадров", "лиса в снежном лесу"),  # с + ins.
+    ("сними короткий фильм про рыжего кота на крыше, 15 секунд, 3 кадра", "рыжий кот на крыше"),
+    ("сделай фильм о старом маяке, три кадра, 15 секунд", "старый маяк"),
+])
+def test_a_film_s_subject_is_what_it_is_of_in_every_language(text: str, subject: str) -> None:
+    """Not the words that say it is a film ("короткий фильм про"), and in Russian in the nominative, so the
+    storyboard's sentences read ("появляется лиса в снежном лесу")."""
+    from lomo_tui.language import classify, film_subject
+    from lomo_tui.language.plan import make_checklist
+
+    intent = classify(text)
+    assert (intent.goal_type, intent.count, intent.seconds) == ("film", 3, 15.0)
+    assert film_subject(intent) == subject
+    board = make_checklist(intent)[0].args
+    assert board["path"].startswith("films/") and subject in board["content"]

@@ -130,6 +130,24 @@ def _why(budget: Budget, autonomy: str, amount: float, today: float, lang: str =
                    limit=f"{budget.daily_free_cap:.2f}")
 
 
+async def plan_why(conn: AsyncConnection, budget: Budget, *, autonomy: str, amount: float, lang: str = "en") -> str:
+    """Why a production plan costing AMOUNT (one card for a graph's paid nodes) is put to the creator, in one
+    short line in LANG: the limit `check_spend` finds it over (today's free allowance, the auto-approve limit of
+    an `auto` task, the free amount per call); within them all, the task's autonomy (`ask`, or `plan`: each
+    plan is approved first)."""
+    if autonomy == "ask":
+        return message("production.why_ask", lang)
+    today, c = await spent_today(conn), budget.currency
+    money = {"total": f"{amount:.2f}", "currency": c}
+    if autonomy == "auto" and budget.auto_daily_cap > budget.daily_free_cap and today + amount > budget.auto_daily_cap:
+        return message("production.why_over_auto", lang, left=f"{max(budget.auto_daily_cap - today, 0):.2f}", **money)
+    if today + amount > budget.daily_free_cap:
+        return message("production.why_over_free", lang, left=f"{max(budget.daily_free_cap - today, 0):.2f}", **money)
+    if amount > budget.free_per_call:
+        return message("production.why_over_call", lang, limit=f"{budget.free_per_call:.2f}", **money)
+    return message("production.why_plan", lang)
+
+
 async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str) -> None:
     """The creator sets how much a task may do without asking (G6). Only a creator action calls this."""
     if level not in AUTONOMY:

@@ -862,6 +862,7 @@ SUBJECT_CUTS = {  # counts, verbs and generic media words around a requested sub
         r"изобрази|сними|смонтируй|анимируй|оживи|покажи|набросай|измени|отредактируй)(?:те)?(?![а-я])",
         r"(?<![а-я])(?:серию|серия|набор|комплект)(?:\s+из)?(?:\s+(?:{NUM}))?(?![а-я])",
         r"^\s*(?:{NUM})(?![а-я0-9])",
+        r"(?<![а-я])(?:из\s+|в\s+)?(?:{NUM})\s*(?:кадр|сцен|част|панел|шаг)[а-я]*(?![а-я])",  # "из трёх кадров"
     ),
     "zh": (
         r"(?:{NUM})\s*(?:个镜头|个分镜|张|幅|个|只|份|段|首|部|款|版|条|帧|组|套|支|集|镜|篇)",  # 三个镜头: a shot count
@@ -910,7 +911,13 @@ EDGE_CHARS = {  # particles and punctuation trimmed from both ends of a zh/ja su
 SHOT_NUMBER = {"en": r"\bshot\s*#?(\d+)", "zh": r"镜头\s*(\d+)", "ja": r"カット\s*(\d+)", "ru": r"кадр\w*\s*(\d+)"}
 SHOT_CHANGE_TO = {"en": r"\bto\s+(.+)$", "zh": r"(?:改成|改为|换成|变成)(.+)$", "ja": r"(?:に変えて|を)(.+)$",
                   "ru": r"\bна\s+(.+)$"}
-FILM_LEAD = {  # words before a film's subject, cut from it ("a short film of a fox" → "a fox")
+FILM_LEAD = {  # words before a film's subject, cut from it ("a short film of a fox" → "a fox"); a preposition
+    # (group "prep") that puts the subject in a case is undone by `language.cases` ("про лису" → "лиса")
     "en": r"^(?:an?\s+)?(?:\d+[- ]?(?:second|sec|s)\b[- ]?)?(?:short\s+)?(?:film|movie)\s+(?:of|about)\s+",
-    "zh": r"^(?:关于)?", "ja": r"^", "ru": r"^(?:короткометражк\w*|фильм\w*)\s+(?:про|о)\s+",
+    "zh": r"^(?:关于)?", "ja": r"^",
+    "ru": r"^(?:(?:коротк|небольш|маленьк|короткометражн)\w*\s+)*(?:короткометражк\w*|мультфильм\w*|фильм\w*|кино)"
+          r"\s+(?P<prep>про|обо|об|о|со|с)\s+",
+}
+FILM_TAIL = {  # … and after it, where the film is named last ("雪の森のキツネの短編映画" → "雪の森のキツネ")
+    "ja": r"の?(?:短編映画|ショートフィルム|短編|映画|ムービー)$", "zh": r"的?(?:短片|影片|电影|微电影)$",
 }

@@ -3,7 +3,8 @@
 `parse(text)` reads everything the layers above ask of a message — its language, intent (act, media, subject…),
 the file names it mentions, the piece it points at ("the second", 第二张, "that one") — and returns a
 `Parsed`. The runtime builds one per message on arrival (`Runtime.send`) and hands it along with the
-message (`Carried`, keyed by the message's id); nothing downstream parses the same words again.
+message (`Carried`, keyed by the message's id and its words: a clarify card's answer delivers the same
+words under an id of its own); nothing downstream parses the same words again.
 `PARSES` counts parses (what the tests count).
 """
 from __future__ import annotations
@@ -49,28 +50,32 @@ def of(message: str | Parsed) -> Parsed:
 
 
 class Carried:
-    """Parsed messages the runtime carries from arrival to the steps that read them, by message id; the
-    oldest are let go past LIMIT (a message read in another process is parsed there, once)."""
+    """Parsed messages the runtime carries from arrival to the steps that read them, by message id and by
+    their words: the router hands a task the creator's words verbatim under a message id of its own (a
+    clarify card's answer, `runtime.reactions.deliver_choice`), and that delivery finds the parse made on
+    arrival. The oldest are let go past LIMIT (a message read in another process is parsed there, once)."""
 
     LIMIT = 512
 
     def __init__(self) -> None:
         self._by_id: OrderedDict[str, Parsed] = OrderedDict()
+        self._by_text: OrderedDict[str, Parsed] = OrderedDict()
 
     def keep(self, message_id: str, parsed: Parsed) -> Parsed:
-        self._by_id[message_id] = parsed
-        self._by_id.move_to_end(message_id)
-        while len(self._by_id) > self.LIMIT:
-            self._by_id.popitem(last=False)
+        for table, key in ((self._by_id, message_id), (self._by_text, parsed.text)):
+            table[key] = parsed
+            table.move_to_end(key)
+            while len(table) > self.LIMIT:
+                table.popitem(last=False)
         return parsed
 
     def get(self, message_id: str, text: str) -> Parsed:
-        """The message MESSAGE_ID (whose words are TEXT) as parsed on arrival, or parsed now if it came
-        from elsewhere."""
+        """The message MESSAGE_ID (whose words are TEXT) as parsed on arrival — or the same words carried
+        under another id (a parse depends on the words alone) — or parsed now if it came from elsewhere."""
         found = self._by_id.get(message_id)
-        if found is not None and found.text == text:
-            return found
-        return self.keep(message_id, parse(text))
+        if found is None or found.text != text:
+            found = self._by_text.get(text)
+        return self.keep(message_id, found if found is not None else parse(text))
 
     def joined(self, messages: list[tuple[str, str]]) -> Parsed | None:
         """The one Parsed for MESSAGES [(id, text)] read together: the carried one for a single message, a

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from . import lexicon as L
+from .cases import governs, nominative
 from .intent import Intent, find_style_words
 from .phrases import phrase
 from .text import IMAGE_EXT, compile_entries, normalise
@@ -201,8 +202,16 @@ def _storyboard(intent: Intent) -> list[ChecklistItem]:
 def film_subject(intent: Intent) -> str:
     """The film's subject without the words that only say it is a film ("a short film of a fox" → "a fox")."""
     subject = intent.subject or intent.text
-    lead = L.FILM_LEAD.get(intent.language, L.FILM_LEAD["en"])
-    return re.sub(lead, "", subject, flags=re.IGNORECASE).strip() or subject
+    tail = L.FILM_TAIL.get(intent.language)
+    lead = re.match(L.FILM_LEAD.get(intent.language, L.FILM_LEAD["en"]),
+                    re.sub(tail, "", subject) if tail else subject, flags=re.IGNORECASE)
+    if lead is None:
+        return subject
+    rest = lead.string[lead.end():].strip()
+    preposition = lead.groupdict().get("prep")
+    if rest and preposition and governs(preposition, intent.language):  # "про лису …" → "лиса …"
+        rest = nominative(rest, preposition, intent.language)
+    return rest or subject
 
 
 def film_folder(subject: str) -> str:

@@ -35,6 +35,7 @@ from ..language import (
     cue_table,
     classify,
     detect_language,
+    film_subject,
     is_generic,
     keywords,
     make_brief,
@@ -317,6 +318,9 @@ def _title(intent: Any, text: str, lang: str, persistent: bool) -> str:
         head = phrase(f"goal_{intent.goal_type}", lang)
         if normalise(head) in normalise(subject):
             return subject
+        if intent.goal_type == "film":  # the head says it is a film; the rest is what of ("…фильм: Лиса в лесу")
+            subject = film_subject(intent)[:60].strip(TITLE_EDGES) or subject
+            subject = subject[:1].upper() + subject[1:] if lang in ("en", "ru") else subject
         first, _, rest = subject.partition(" ")
         if lang == "en" and rest and _stem(first) == _stem(head.split()[0]):
             return f"{head} {rest}"  # "poster for a jazz night" in a poster series: "Poster series for a jazz night"

@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import insert, or_, select, update
 
 from .. import clock
-from ..governance.budget import check_spend, hold_spending
+from ..governance.budget import check_spend, hold_spending, plan_why
 from ..governance.gates import open_gate
 from ..language import message
 from ..store import schema as s
@@ -501,12 +501,14 @@ class Engine:
                 refs = references_note(self.rt.studio.provider, lang)
                 question = message("production.plan_question", lang, what=what, graph=self.path, redo=redo,
                                    refs=refs, **money)
+                why = await plan_why(conn, self.rt.budget, autonomy=task.autonomy, amount=total, lang=lang)
+                question = f"{question}\n{why}"  # why it asks, on a line of its own (what governance found)
                 scope = {"graph": self.path, "role": "plan", "nodes": [st.id for st, *_ in items], "amount": total,
                          "keys": [f"{dedupe}/{st.id}" for st, *_ in items],
                          "items": [{"key": f"{dedupe}/{st.id}", "node": st.id, "kind": kind, "amount": amount,
                                     "prompt": prompt[:120]} for st, kind, amount, prompt in items],
                          "description": message("production.plan_description", lang, what=what, **money),
-                         "references": refs}
+                         "references": refs, "why": why}
                 options = [{"label": message("production.plan_approve", lang, **money),
                             "consequence": message("production.plan_approve_then", lang, **money)},
                            {"label": message("production.plan_decline", lang),
