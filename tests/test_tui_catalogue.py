@@ -366,17 +366,18 @@ async def test_the_activity_pane_names_tools_in_the_tasks_language(tmp_path) -> 
     app = live_app(tmp_path, replies=[write("说明.md"), {"content": "写好了。"}, write("notes.md"), {"content": "Done."}])
     async with app.run_test(size=(140, 40)) as pilot:
         await booted(pilot)
-        ledger = app.session.runtime.ledger
+        runtime = app.session.runtime
+        ledger = runtime.ledger
 
         def done(path: str):
             return lambda: rows(app, s.tool_calls, s.tool_calls.c.name == "write_file",
                                 s.tool_calls.c.status == "done", s.tool_calls.c.arguments["path"].as_string() == path)
 
         task = await ledger.create_task("海报说明", language="zh")
-        await ledger.deliver(task, "写一个说明文件")
+        await runtime.send("写一个说明文件", task)
         await wait_until(pilot, done("说明.md"), what="the Chinese task's tool call", timeout=20)
         other = await ledger.create_task("Notes")
-        await ledger.deliver(other, "write the notes")
+        await runtime.send("write the notes", other)
         await wait_until(pilot, done("notes.md"), what="the English task's tool call", timeout=20)
         await app.open_task(task)
         screen = await wait_until(pilot, lambda: isinstance(app.screen, TaskScreen) and app.screen.loaded

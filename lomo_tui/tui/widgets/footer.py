@@ -11,7 +11,7 @@ from typing import Any, Iterable
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey  # not exported by textual.widgets (8.2)
 
 from ..keys import BY_ID
 from ..strings import creator_language
@@ -19,6 +19,8 @@ from ..strings import creator_language
 
 class KeyFooter(Footer):
     """Textual's Footer, each key's word in the creator's language."""
+
+    lang: str | None = None  # the language it was last worded in
 
     def compose(self) -> ComposeResult:
         self.lang = creator_language(self.app)
@@ -43,5 +45,5 @@ def refresh_footers(app: Any) -> None:
     """Re-word the footer of every screen on the stack whose footer speaks another language than the creator's."""
     lang = creator_language(app)
     for screen in getattr(app, "screen_stack", ()):
-        if any(getattr(footer, "lang", lang) != lang for footer in screen.query(KeyFooter)):
+        if any(footer.lang not in (None, lang) for footer in screen.query(KeyFooter)):
             screen.refresh_bindings()

@@ -47,7 +47,7 @@ class ArtifactRow(Horizontal, can_focus=True):
     ArtifactRow .thumb { width: 16; height: 6; margin-right: 1; }
     ArtifactRow .name { width: 1fr; height: auto; }
     """
-    BINDINGS = [("enter", "preview", "Preview"), ("e", "edit", "Edit")]
+    BINDINGS = keys.bindings("artifact.preview", "artifact.edit")
 
     class Chosen(Message):
         def __init__(self, path: Path, edit: bool) -> None:
