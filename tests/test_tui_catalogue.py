@@ -355,8 +355,8 @@ async def test_the_context_view_names_its_layers_in_the_creators_language(tmp_pa
 
 
 async def test_the_activity_pane_names_tools_in_the_tasks_language(tmp_path) -> None:
-    """A Chinese task's Activity pane says 写入文件 for write_file, its status in Chinese; the ledger keeps the
-    model's name for it, and an English task's pane reads as before."""
+    """A Chinese task's Activity pane says 写入文件 for write_file, its status in Chinese (and the file it made
+    is a 文档); the ledger keeps the model's name for it, and an English task's pane reads as before."""
     from lomo_tui.tui.screens.task import TaskScreen
     from lomo_tui.views import load_task
 
@@ -387,6 +387,9 @@ async def test_the_activity_pane_names_tools_in_the_tasks_language(tmp_path) -> 
         assert "写入文件（说明.md）完成" in activity, activity
         assert any("决定：写入文件" in t for t in activity), activity
         assert all(english(t) == [] for t in activity), activity
+        made = await wait_until(pilot, lambda: [str(w.render()) for w in screen.query("ArtifactRow .name")],
+                                what="the file it made")
+        assert made == ["说明.md v1 · 文档"], made
         assert {r.name for r in await rows(app, s.tool_calls)} == {"write_file"}
         english_pane = [e.text for e in (await load_task(app.session.db, other)).timeline]
         assert "write_file(notes.md) done" in english_pane and "step 1 decided: write_file" in english_pane
