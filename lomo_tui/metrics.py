@@ -227,32 +227,40 @@ async def _needless(conn: AsyncConnection, gates: list[Any]) -> int:
     return count
 
 
-def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, value) per metric, with what it is made of, and '—' where nothing was measured (`render`, the TUI)."""
+def rows(doc: dict[str, Any], lang: str = "en") -> list[tuple[str, str]]:
+    """(name, value) per metric, with what it is made of, and '—' where nothing was measured (`render`, the TUI),
+    worded in LANG (the catalogue's [metrics])."""
+    from .language import message
+
     c = doc["counts"]
 
     def show(value: Any, fmt: str = "{:.2f}") -> str:
         return "—" if value is None else fmt.format(value)
 
-    def n(count: int, word: str) -> str:
-        return f"{count} {word}" if count == 1 else f"{count} {word}s"
+    def say(key: str, **fields: Any) -> str:
+        return message("metrics." + key, lang, **fields)
+
+    def n(count: int, key: str) -> str:
+        return say(f"{key}_one" if count == 1 else f"{key}_many", n=count)
 
     return [
-        ("Verified transitions", f"{show(doc['verified_transition_ratio'], '{:.0%}')} "
-                                 f"({c['verified_transitions']} of {c['claimed_transitions']} claimed steps)"),
-        ("Tokens per verified", show(doc["tokens_per_verified_transition"], "{:,.0f}")
-         + f" ({c['tokens']:,} tokens, {n(c['model_calls'], 'model call')})"),
-        ("Cost per verified", show(doc["cost_per_verified_transition"], "{:.4f}") + " model · "
-         + show(doc["spend_per_verified_transition"]) + f" {c['currency']} studio"),
-        ("Duplicate work", f"{show(doc['duplicate_work_rate'], '{:.0%}')} ({c['duplicate_jobs']} of {c['jobs']} jobs)"),
-        ("Interruptions/milestone", show(doc["interruptions_per_milestone"])
-         + f" ({n(c['creator_interruptions'], 'question')} to you)"),
-        ("Needless confirmations", str(doc["needless_confirmations"])),
-        ("Unsafe actions stopped", str(doc["unsafe_actions_prevented"])),
-        ("Recovery success", f"{show(doc['recovery_success_rate'], '{:.0%}')} "
-                             f"({c['recovered']} of {n(c['takeovers'], 'take-over')} completed)"),
-        ("Model calls/finished", show(doc["model_calls_per_finished_task"], "{:.1f}")
-         + f" ({n(c['finished_tasks'], 'finished task')})"),
+        (say("verified"), say("verified_value", ratio=show(doc["verified_transition_ratio"], "{:.0%}"),
+                              verified=c["verified_transitions"], claimed=c["claimed_transitions"])),
+        (say("tokens"), say("tokens_value", value=show(doc["tokens_per_verified_transition"], "{:,.0f}"),
+                            tokens=f"{c['tokens']:,}", calls=n(c["model_calls"], "model_call"))),
+        (say("cost"), say("cost_value", model=show(doc["cost_per_verified_transition"], "{:.4f}"),
+                          studio=show(doc["spend_per_verified_transition"]), currency=c["currency"])),
+        (say("duplicate"), say("duplicate_value", rate=show(doc["duplicate_work_rate"], "{:.0%}"),
+                               duplicates=c["duplicate_jobs"], jobs=c["jobs"])),
+        (say("interruptions"), say("interruptions_value", value=show(doc["interruptions_per_milestone"]),
+                                   questions=n(c["creator_interruptions"], "question"))),
+        (say("needless"), str(doc["needless_confirmations"])),
+        (say("unsafe"), str(doc["unsafe_actions_prevented"])),
+        (say("recovery"), say("recovery_value", rate=show(doc["recovery_success_rate"], "{:.0%}"),
+                              recovered=c["recovered"], takeovers=n(c["takeovers"], "takeover"))),
+        (say("calls_finished"), say("calls_finished_value",
+                                    value=show(doc["model_calls_per_finished_task"], "{:.1f}"),
+                                    finished=n(c["finished_tasks"], "finished_task"))),
     ]
 
 

@@ -827,11 +827,22 @@ def _args_text(arguments: Any) -> str:
     return ""
 
 
+def worded(key: str, raw: str, lang: str) -> str:
+    """The catalogue's word KEY in LANG, or RAW where the catalogue has none (a tool or status it does not know)."""
+    try:
+        return message(key, lang)
+    except KeyError:
+        return raw
+
+
 async def _timeline(conn: Any, task_id: str, limit: int, lang: str = "en") -> list[TimelineEntry]:
     """Steps, tool calls and gates from the ledger, plus the task's lifecycle events, worded in LANG (the
-    catalogue's [tui_timeline]; tool names and statuses stay as the ledger has them)."""
+    catalogue's [tui_timeline]; a tool by its label in [tui_tools], its status in [tui_timeline])."""
     def say(key: str, **fields: Any) -> str:
         return message("tui_timeline." + key, lang, **fields)
+
+    def tool(name: str) -> str:
+        return worded("tui_tools." + name, name, lang)
 
     turn_ids = select(s.turns.c.id).where(s.turns.c.task_id == task_id)
     out: list[TimelineEntry] = []
@@ -839,15 +850,16 @@ async def _timeline(conn: Any, task_id: str, limit: int, lang: str = "en") -> li
                                   .where(s.steps.c.turn_id.in_(turn_ids)).order_by(s.steps.c.created_at.desc())
                                   .limit(limit))).all():
         decision = st.decision or {}
-        calls = [c.get("name", "?") for c in decision.get("tool_calls") or []]
+        calls = [tool(c.get("name", "?")) for c in decision.get("tool_calls") or []]
         what = (say("decided", step=st.step, calls=", ".join(calls)) if calls
                 else say("replied", step=st.step, text=_short(decision.get("content"), 60)))
         out.append(TimelineEntry(st.created_at, "step", what))
     for c in (await conn.execute(select(s.tool_calls).where(s.tool_calls.c.turn_id.in_(turn_ids)).order_by(
             s.tool_calls.c.started_at.desc()).limit(limit))).all():
-        detail = _args_text(c.arguments)
+        detail, status = _args_text(c.arguments), worded("tui_timeline.tool_" + c.status, c.status, lang)
         out.append(TimelineEntry(c.finished_at or c.started_at, "tool",
-                                 f"{c.name}({detail}) {c.status}" if detail else f"{c.name} {c.status}", c.status))
+                                 say("tool_detail" if detail else "tool", tool=tool(c.name), detail=detail,
+                                     status=status), c.status))
     for g in (await conn.execute(select(s.gates).where(s.gates.c.task_id == task_id))).all():
         out.append(TimelineEntry(g.created_at, "gate", say("asked", question=_short(g.question, 60)), "pending"))
         if g.resolved_at:
@@ -889,9 +901,11 @@ async def _job_timeline(db: Any, task_id: str, lang: str = "en") -> tuple[Timeli
         cancel = column(jobs, "cancel_state")
         def said(r: Any) -> str:
             state = getattr(r, cancel.name) if cancel is not None else None
-            status_of = cancel_note(state, lang) or (str(getattr(r, status.name)) if status is not None else "")
-            return message("tui_timeline.job", lang, kind=getattr(r, kind.name) if kind is not None else "",
-                           status=status_of).strip()
+            raw = str(getattr(r, status.name)) if status is not None else ""
+            status_of = cancel_note(state, lang) or (worded("tui_card.job_" + raw, raw, lang) if raw else "")
+            raw_kind = str(getattr(r, kind.name)) if kind is not None else ""
+            return message("tui_timeline.job", lang, kind=worded("tui_card.job_" + raw_kind, raw_kind, lang)
+                           if raw_kind else "", status=status_of).strip()
 
         return tuple(TimelineEntry(float(getattr(r, at.name) or 0) if at is not None else 0.0, "job", said(r))
                      for r in rows)

@@ -249,3 +249,174 @@ async def test_a_declined_spend_on_a_chinese_one_shot_leaves_a_chinese_card(tmp_
         assert "你拒绝了" in body and english(body) == [], body
         assert any("已拒绝" in m for _, m in seen) and all(english(m.replace(gate.question, "")) == []
                                                           for _, m in seen if "已拒绝" in m)
+
+
+# ---- the footer, F3, F4 and the Activity pane speak the creator's language (issue #12 §5) ------------------
+def _footer(screen) -> list[str]:
+    """The words of SCREEN's footer, as drawn."""
+    from textual.widgets._footer import FooterKey
+
+    return [key.description for key in screen.query(FooterKey) if key.description]
+
+
+async def test_the_footer_speaks_the_creators_language_and_follows_it(tmp_path) -> None:
+    """Textual's bindings carry English descriptions; after the creator's first Chinese message the footer
+    of the main screen, the stats view (F3) and the context view (F4) speaks Chinese, and English again after
+    an English message."""
+    from lomo_tui.tui.screens.context_view import ContextScreen
+    from lomo_tui.tui.screens.stats import StatsScreen
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        await wait_until(pilot, lambda: "Quit" in _footer(app.screen), what="the English footer")
+        app.session.notice_language("给我做一张猫的海报")
+        said = await wait_until(pilot, lambda: "退出" in _footer(app.screen) and _footer(app.screen),
+                                what="the footer in Chinese")
+        assert all(english(w) == [] for w in said), said
+        assert "新任务" in said and "帮助" in said, said
+        app.live.schedule(everything=True)
+        await wait_until(pilot, lambda: str(app.screen.query_one("#tree-title").render()) == "工作区",
+                         what="the tree's title in Chinese")
+        await pilot.press("f3")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.loaded
+                                  and app.screen, what="the stats view")
+        said = await wait_until(pilot, lambda: _footer(screen), what="its footer")
+        assert any("时段" in w for w in said), said
+        assert all(english(w) == [] for w in said), said
+        await pilot.press("escape")
+        await pilot.press("f4")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen) and app.screen.loaded
+                                  and app.screen, what="the context view")
+        said = await wait_until(pilot, lambda: _footer(screen), what="its footer")
+        assert all(english(w) == [] for w in said), said
+        await pilot.press("escape")
+        app.session.notice_language("make a short clip about coffee")
+        await wait_until(pilot, lambda: "Quit" in _footer(app.screen), what="the footer in English again")
+
+
+async def test_the_stats_view_of_a_chinese_creator_has_no_english_words(tmp_path) -> None:
+    from lomo_tui.tui.screens.stats import StatsScreen
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        app.session.notice_language("给我做一张猫的海报")
+        await app.session.runtime.ledger.create_task("猫的海报", language="zh")
+        await pilot.press("f3")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.loaded
+                                  and app.screen, what="the stats view")
+        shown = "\n".join(str(screen.query_one(f"#{name}").render()) for name in (
+            "stats-title", "stats-numbers", "stats-chart"))
+        assert "已验证的进展" in shown and "重复工作" in shown and "今天" in shown, shown
+        assert english(shown) == [], english(shown)
+
+
+def test_the_figures_keep_their_english_for_lomo_stats() -> None:
+    from lomo_tui import metrics
+
+    doc = {"verified_transition_ratio": 0.5, "tokens_per_verified_transition": 1200.0,
+           "cost_per_verified_transition": None, "spend_per_verified_transition": 0.5, "duplicate_work_rate": 0.0,
+           "interruptions_per_milestone": 0.5, "needless_confirmations": 0, "unsafe_actions_prevented": 1,
+           "recovery_success_rate": None, "model_calls_per_finished_task": 3.0,
+           "counts": {"verified_transitions": 1, "claimed_transitions": 2, "tokens": 1200, "model_calls": 1,
+                      "currency": "credits", "duplicate_jobs": 0, "jobs": 2, "creator_interruptions": 1,
+                      "recovered": 0, "takeovers": 0, "finished_tasks": 1}}
+    rows = dict(metrics.rows(doc))
+    assert rows["Verified transitions"] == "50% (1 of 2 claimed steps)"
+    assert rows["Tokens per verified"] == "1,200 (1,200 tokens, 1 model call)"
+    assert rows["Recovery success"] == "— (0 of 0 take-overs completed)"
+    ru = dict(metrics.rows(doc, "ru"))
+    assert ru["Проверенные переходы"] == "50% (проверено 1 из 2 заявленных шагов)"
+    assert all(english(name + " " + value) == [] for name, value in ru.items()), ru
+
+
+async def test_the_context_view_names_its_layers_in_the_creators_language(tmp_path) -> None:
+    """F4 shows each layer of the prompt by its catalogue label (not the English id), and its own words in
+    the creator's language; the messages are the model's and stay as they are."""
+    from lomo_tui.tui.screens.context_view import ContextScreen
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        app.session.notice_language("给我做一张猫的海报")
+        await pilot.press("f4")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen) and app.screen.loaded
+                                  and app.screen, what="the context view")
+        shown = str(screen.query_one("#context-text").render())
+        ours = shown.split("\n--- ")[0]  # before the first message
+        ours = ours.replace(screen.doc["task_id"], "").replace(screen.doc["model"], "")
+        assert "系统提示" in ours and "历史" in ours and "层" in ours, ours
+        assert english(ours) == [], english(ours)
+        heads = [line for line in shown.split("\n") if line.startswith("--- ")]
+        assert heads and all(english(h) == [] for h in heads), heads
+        title = str(screen.query_one("#context-title").render())
+        assert english(title) == [], title
+
+
+async def test_the_activity_pane_names_tools_in_the_tasks_language(tmp_path) -> None:
+    """A Chinese task's Activity pane says 写入文件 for write_file, its status in Chinese (and the file it made
+    is a 文档); the ledger keeps the model's name for it, and an English task's pane reads as before."""
+    from lomo_tui.tui.screens.task import TaskScreen
+    from lomo_tui.views import load_task
+
+    def write(path: str) -> dict:
+        return {"content": None, "tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": "猫"}}]}
+
+    app = live_app(tmp_path, replies=[write("说明.md"), {"content": "写好了。"}, write("notes.md"), {"content": "Done."}])
+    async with app.run_test(size=(140, 40)) as pilot:
+        await booted(pilot)
+        runtime = app.session.runtime
+        ledger = runtime.ledger
+
+        def done(path: str):
+            return lambda: rows(app, s.tool_calls, s.tool_calls.c.name == "write_file",
+                                s.tool_calls.c.status == "done", s.tool_calls.c.arguments["path"].as_string() == path)
+
+        task = await ledger.create_task("海报说明", language="zh")
+        await runtime.send("写一个说明文件", task)
+        await wait_until(pilot, done("说明.md"), what="the Chinese task's tool call", timeout=20)
+        other = await ledger.create_task("Notes")
+        await runtime.send("write the notes", other)
+        await wait_until(pilot, done("notes.md"), what="the English task's tool call", timeout=20)
+        await app.open_task(task)
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, TaskScreen) and app.screen.loaded
+                                  and app.screen, what="the task view")
+        activity = await wait_until(pilot, lambda: any(e.kind == "tool" for e in screen.detail.timeline)
+                                    and [e.text for e in screen.detail.timeline], what="the activity")
+        assert "写入文件（说明.md）完成" in activity, activity
+        assert any("决定：写入文件" in t for t in activity), activity
+        assert all(english(t) == [] for t in activity), activity
+        made = await wait_until(pilot, lambda: [str(w.render()) for w in screen.query("ArtifactRow .name")],
+                                what="the file it made")
+        assert made == ["说明.md v1 · 文档"], made
+        assert {r.name for r in await rows(app, s.tool_calls)} == {"write_file"}
+        english_pane = [e.text for e in (await load_task(app.session.db, other)).timeline]
+        assert "write_file(notes.md) done" in english_pane and "step 1 decided: write_file" in english_pane
+    from lomo_tui.views import worded
+
+    assert worded("tui_tools.a_tool_from_a_newer_lomo", "a_tool_from_a_newer_lomo", "zh") == "a_tool_from_a_newer_lomo"
+
+
+@pytest.mark.parametrize("name,body,says", [
+    ("broken.glb", b"glTF" + bytes(8), "缺少 JSON 数据块"),
+    ("empty.gltf", b'{"asset": {"version": "2.0"}, "meshes": []}', "没有可画的三角形"),
+    ("garbled.gltf", b"{not json", "不是 glTF JSON"),
+])
+async def test_a_model_the_preview_cannot_draw_says_why_in_the_creators_language(tmp_path, name, body, says) -> None:
+    from textual.widgets import Static
+
+    from lomo_tui.tui.screens.preview import PreviewScreen
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await booted(pilot)
+        app.session.notice_language("给我做一个猫的 3D 模型")
+        model = app.workspace_root / name
+        model.write_bytes(body)
+        await app.open_file(model)
+        preview = await wait_until(pilot, lambda: isinstance(app.screen, PreviewScreen) and app.screen, what="preview")
+        said = await wait_until(pilot, lambda: " ".join(str(w.render()) for w in preview.query(Static)
+                                                        if "3D" in str(w.render())), what="why it cannot be drawn")
+        assert says in said, said
+        assert [w for w in english(said) if w not in ("JSON", "glTF", "glb")] == [], said

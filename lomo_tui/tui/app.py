@@ -58,6 +58,7 @@ class LomoApp(Actions, App[int]):
         super().__init__()
         self.settings = settings
         self.session = Session(settings, runtime=runtime, start_workers=start_workers, seed=seed)
+        self.session.on_language = self._language_changed
         self.clock: Clock = clock or clock_time
         self.image_mode = images or image_mode(settings)
         self.workspace_root = Path(settings.workspace)
@@ -78,6 +79,12 @@ class LomoApp(Actions, App[int]):
                 self.workspace_problem = text("app.workspace_unwritable", path=self.workspace_root)
         except OSError as exc:
             self.workspace_problem = text("app.workspace_uncreatable", path=self.workspace_root, error=exc.strerror)
+
+    def _language_changed(self, lang: str) -> None:
+        """The creator now writes in LANG: the footers speak it too (the other text reads it when drawn)."""
+        from .widgets.footer import refresh_footers
+
+        refresh_footers(self)
 
     # ---- start-up -------------------------------------------------------------------------------
     def on_mount(self) -> None:

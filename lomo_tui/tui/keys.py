@@ -38,7 +38,7 @@ class Key:
 
     @property
     def description(self) -> str:
-        """What it does, in English (the footer's word, the README's table)."""
+        """What it does, in English (the binding's word, the README's table; the footer says `what(lang)`)."""
         return self.what()
 
     @property
@@ -75,6 +75,11 @@ KEYS: tuple[Key, ...] = (
     Key("task.back", "escape", "back", "task_view"),
     Key("inbox.withdraw", "w", "withdraw", "task_inbox"),
     Key("inbox.replace", "e", "replace", "task_inbox"),
+    Key("artifact.preview", "enter", "preview", "task_artifacts"),
+    Key("artifact.edit", "e", "edit", "task_artifacts"),
+    Key("graph.open", "enter", "open", "task_graph"),
+    Key("graph.rerun", "r", "rerun", "task_graph"),
+    Key("graph.skip", "s", "skip", "task_graph"),
     Key("memory.edit", "e", "edit", "memory_view"),
     Key("memory.confirm", "c", "confirm", "memory_view"),
     Key("memory.forget", "f,delete", "forget", "memory_view"),

@@ -18,7 +18,17 @@ MAX_TRIANGLES = 200_000
 
 
 class MeshError(ValueError):
-    """The file is not a glTF model this preview can read."""
+    """The file is not a glTF model this preview can read: WHY is a key of the catalogue's [tui_preview]
+    ("mesh_" + WHY); `said(lang)` words it, `str()` in English."""
+
+    def __init__(self, why: str, **fields: Any) -> None:
+        self.why, self.fields = why, fields
+        super().__init__(self.said("en"))
+
+    def said(self, lang: str | None = None) -> str:
+        from .strings import text
+
+        return text("preview.mesh_" + self.why, lang, **self.fields)
 
 
 def _load(path: Path) -> tuple[dict[str, Any], list[bytes]]:
@@ -34,14 +44,14 @@ def _load(path: Path) -> tuple[dict[str, Any], list[bytes]]:
                 blobs.append(chunk)
             offset += 8 + length
         if doc is None:
-            raise MeshError("a .glb without its JSON chunk")
+            raise MeshError("no_json")
         buffers = [blobs[0] if not b.get("uri") and blobs else _uri(b.get("uri", ""), path)
                    for b in doc.get("buffers", [])]
         return doc, buffers
     try:
         doc = json.loads(data)
-    except ValueError as exc:
-        raise MeshError(f"not glTF JSON ({exc})") from None
+    except ValueError:
+        raise MeshError("not_json") from None
     return doc, [_uri(b.get("uri", ""), path) for b in doc.get("buffers", [])]
 
 
@@ -50,7 +60,7 @@ def _uri(uri: str, path: Path) -> bytes:
         return base64.b64decode(uri.split(",", 1)[1])
     target = (path.parent / uri).resolve()
     if path.parent.resolve() not in target.parents:  # a buffer outside the model's folder is not read
-        raise MeshError(f"buffer {uri!r} is outside the model's folder")
+        raise MeshError("outside", uri=repr(uri))
     return target.read_bytes()
 
 
@@ -88,9 +98,9 @@ def triangles(path: Path) -> list[tuple[tuple[tuple[float, float, float], ...], 
             for k in range(0, len(order) - 2, 3):
                 out.append(((points[order[k]], points[order[k + 1]], points[order[k + 2]]), colour))
                 if len(out) > MAX_TRIANGLES:
-                    raise MeshError(f"more than {MAX_TRIANGLES:,} triangles; open it in a 3D viewer")
+                    raise MeshError("too_many", count=f"{MAX_TRIANGLES:,}")
     if not out:
-        raise MeshError("no triangles to draw")
+        raise MeshError("no_triangles")
     return out  # type: ignore[return-value]
 
 

@@ -46,6 +46,7 @@ class Session:
         self.model_state = "loading" if is_remote(settings.model) else "ready"
         self.opened = False
         self.language = "en"  # the creator's: the language of the last message they sent (notices speak it)
+        self.on_language: Callable[[str], None] | None = None  # told when it changes (the app re-words its footers)
 
     # ---- life cycle -----------------------------------------------------------------------------
     async def open(self) -> None:
@@ -118,8 +119,10 @@ class Session:
         from ..language import detect_language
 
         lang = detect_language(words)
-        if lang != "en" or len(words.split()) >= 3:
+        if (lang != "en" or len(words.split()) >= 3) and lang != self.language:
             self.language = lang
+            if self.on_language is not None:
+                self.on_language(lang)
 
     async def resolve_gate(self, gate_id: str, *, approve: bool, option: int | None = None) -> Any:
         """The creator's key press answers the gate (the one door: the runtime records it and wakes

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ... import views
 from ...base.bus import Notice
@@ -22,6 +22,7 @@ from ..widgets.gates import GateInbox, GateList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView, Welcome
 from ..widgets.tree import WorkspaceTree
+from ..widgets.footer import KeyFooter
 
 NARROW = 100  # below: one pane at a time (80×24 works)
 WIDE = 118  # from here: tree, stream and gates side by side
@@ -37,14 +38,14 @@ class MainScreen(TypesIntoComposer, Screen):
         yield HeaderBar(app.workspace_root, app.settings.model, id="header")
         with Horizontal(id="body"):
             with Vertical(id="tree-pane"):
-                yield Static("Workspace", classes="pane-title")
+                yield Static(text("files.pane_title"), classes="pane-title", id="tree-title")
                 yield WorkspaceTree(app.workspace_root, id="tree")
             with Vertical(id="centre"):
                 yield Static(id="gate-strip")
                 yield StreamView(id="stream", card_for=self._card, welcome=True)
                 yield Composer(id="composer")
             yield GateInbox(id="gates")
-        yield Footer()
+        yield KeyFooter()
 
     def _card(self, task_id: str) -> views.Card | None:
         snap = getattr(self.app, "snap", None)
@@ -100,6 +101,7 @@ class MainScreen(TypesIntoComposer, Screen):
             said = text("notify.strip_one", lang) if count == 1 else text("notify.strip_many", lang, n=count)
             self.query_one("#gate-strip", Static).update(
                 Content.from_markup("[b]$said[/] — $keys", said=said, keys=text("notify.strip_keys", lang)))
+        self.query_one("#tree-title", Static).update(text("files.pane_title", creator_language(app)))
         tree = self.query_one(WorkspaceTree)
         reload = set(snap.marks) != set(tree.marks)
         tree.set_marks(snap.marks)

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...errors import LomoError
@@ -25,6 +25,7 @@ from ..actions import friendly
 from ..strings import text
 from ..widgets.composer import Composer, TypesIntoComposer, redirect_letters
 from ..widgets.header import HeaderBar
+from ..widgets.footer import KeyFooter
 
 NARROW = 100
 ROLE_LABEL = {"origin": "said", "refine": "refined", "confirm": "confirmed"}
@@ -146,7 +147,7 @@ class MemoryScreen(TypesIntoComposer, Screen):
             with VerticalScroll(id="memory-detail-box"):
                 yield Static(id="memory-detail")
         yield Composer(text("memory.placeholder"), id="composer", away_hint=text("memory.away"))
-        yield Footer()
+        yield KeyFooter()
 
     def on_resize(self, event: Any) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")

@@ -10,10 +10,11 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from .. import keys
 from ..strings import text as say
+from ..widgets.footer import KeyFooter
 
 MAX_TEXT = 400_000
 
@@ -61,7 +62,7 @@ class PreviewScreen(ModalScreen[None]):
         with Vertical():
             yield Static(self._title(), id="preview-title", markup=False)
             yield VerticalScroll(id="preview-body")
-            yield Footer()
+            yield KeyFooter()
 
     def _title(self) -> str:
         app: Any = self.app
@@ -163,7 +164,10 @@ class PreviewScreen(ModalScreen[None]):
         try:
             still, count = await asyncio.to_thread(render_still, self.path)
         except (MeshError, OSError, ValueError, KeyError, IndexError, struct.error) as exc:
-            await body.mount(Static(say("preview.no_model", error=exc), markup=False))
+            why = (exc.said() if isinstance(exc, MeshError)
+                   else say("preview.mesh_unreadable", error=exc.strerror or exc) if isinstance(exc, OSError)
+                   else say("preview.mesh_broken"))
+            await body.mount(Static(say("preview.no_model", error=why), markup=False))
             return
         cls = await widget_class(app.image_mode)
         info = Static(say("preview.model", count=f"{count:,}"), markup=False, id="preview-info")

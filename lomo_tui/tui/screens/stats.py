@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ... import clock
 from .. import keys
-from ..strings import text
+from ..strings import current_language, text
 from ..widgets.header import HeaderBar
+from ..widgets.footer import KeyFooter
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 PERIODS: tuple[tuple[str, float | None], ...] = (("all", None), ("24h", 86400.0), ("7d", 7 * 86400.0),
@@ -44,16 +45,21 @@ def hbar(value: int, top: int, width: int = BAR_WIDTH) -> str:
     return "█" * max(1, round(width * value / top))
 
 
+def padded(words: str, width: int) -> str:
+    """WORDS padded to WIDTH terminal cells (a Chinese character takes two)."""
+    return words + " " * max(0, width - cell_len(words))
+
+
 def figures_content(doc: dict[str, Any], cache: dict[str, Any]) -> Content:
     from ... import metrics
 
-    rows = metrics.rows(doc)
-    width = max(len(name) for name, _ in rows)
+    rows = metrics.rows(doc, current_language())
+    width = max(cell_len(name) for name, _ in rows)
     lines = [Content.from_markup("[b $primary]$t[/]  [$text-muted]$n[/]", t=text("stats.figures"),
                                  n=text("stats.dash"))]
     for name, value in rows:
         shown = Content.from_markup("[$text-muted]$v[/]", v=value) if value.startswith("—") else Content(value)
-        lines.append(Content.from_markup("  [b]$n[/]  ", n=name.ljust(width)) + shown)
+        lines.append(Content.from_markup("  [b]$n[/]  ", n=padded(name, width)) + shown)
     share = cache.get("cache_read_share")
     lines += [Content(""), Content.from_markup("[b $primary]$t[/]", t=text("stats.cache")),
               Content("  " + text("stats.cache_line", prompt=f"{cache['prompt_tokens']:,}",
@@ -88,10 +94,10 @@ def charts_content(activity: dict[str, Any]) -> Content:
     claimed = [d["claimed"] for d in days]
     calls = [d["model_calls"] for d in days]
     steps_top = max(claimed + [0])
-    label = max(len(text("stats.verified")), len(text("stats.claimed")), len(text("stats.calls")))
+    label = max(cell_len(text("stats.verified")), cell_len(text("stats.claimed")), cell_len(text("stats.calls")))
 
     def row(name: str, values: list[int], top: int, style: str) -> Content:
-        return Content.from_markup(f"  $n  [{style}]$s[/]  [b]$total[/]", n=name.ljust(label),
+        return Content.from_markup(f"  $n  [{style}]$s[/]  [b]$total[/]", n=padded(name, label),
                                    s=spark(values, top), total=str(sum(values)))
 
     axis = axis_content(len(days))
@@ -105,11 +111,11 @@ def charts_content(activity: dict[str, Any]) -> Content:
     if not tasks:
         lines.append(Content.from_markup("  [$text-muted]$t[/]", t=text("stats.no_calls")))
     top = max([t["model_calls"] for t in tasks] + [0])
-    name_width = min(22, max([len(t["title"]) for t in tasks] + [4]))
+    name_width = min(22, max([cell_len(t["title"]) for t in tasks] + [4]))
     for t in tasks:
-        title = t["title"] if len(t["title"]) <= name_width else t["title"][:name_width - 1] + "…"
+        title = t["title"] if cell_len(t["title"]) <= name_width else set_cell_size(t["title"], name_width - 1) + "…"
         bar = hbar(t["model_calls"], top)
-        lines.append(Content.from_markup("  $n  [$accent]$b[/]$gap[$text-muted]$what[/]", n=title.ljust(name_width),
+        lines.append(Content.from_markup("  $n  [$accent]$b[/]$gap[$text-muted]$what[/]", n=padded(title, name_width),
                                          b=bar, gap=" " * (BAR_WIDTH - len(bar) + 1),
                                          what=task_words(t)))
     return Content("\n").join(lines)
@@ -138,7 +144,7 @@ class StatsScreen(Screen):
         with VerticalScroll(id="stats-body"):
             yield Static(id="stats-numbers")
             yield Static(id="stats-chart")
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         app: Any = self.app
@@ -151,7 +157,8 @@ class StatsScreen(Screen):
         words = text(f"stats.period_{name}")
         self.query_one("#stats-title", Static).update(Content.from_markup(
             "[b $primary]$t[/]  [$text-muted]$scope · $hint[/]", t=text("stats.title"),
-            scope=(f"task {self.task_id} · " if self.task_id else "") + words, hint=text("stats.hint")))
+            scope=(text("stats.scope_task", id=self.task_id) + " · " if self.task_id else "") + words,
+            hint=text("stats.hint")))
         if not app.session.opened:
             self.query_one("#stats-numbers", Static).update(text("stats.no_tasks"))
             return

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from ... import views
 from ...base.bus import Notice
@@ -26,6 +26,7 @@ from ..widgets.graph import GraphList
 from ..widgets.header import HeaderBar
 from ..widgets.stream import PAGE, StreamView
 from ..widgets.task_parts import ArtifactList, ArtifactRow, InboxList, TimelineList, checklist_content
+from ..widgets.footer import KeyFooter
 
 NARROW = 100
 
@@ -102,7 +103,7 @@ class TaskScreen(TypesIntoComposer, Screen):
                     yield TimelineList(app.clock, id="timeline")
         yield Composer(text("composer.placeholder_task"), id="composer", task_id=self.task_id, fixed=True,
                        title="…")
-        yield Footer()
+        yield KeyFooter()
 
     def speak(self, lang: str) -> None:
         """Put the view's titles in LANG (the task's language)."""
@@ -137,7 +138,7 @@ class TaskScreen(TypesIntoComposer, Screen):
         try:
             detail = await views.load_task(app.session.db, self.task_id)
         except LomoError as exc:
-            app.notify(str(exc), title="Task", severity="error")
+            app.notify(str(exc), title=text("task.notice_title"), severity="error")
             app.pop_screen()
             return
         page = await views.load_stream(app.session.db, self.task_id, limit=PAGE, with_cards=False)

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from ...workspace.files import atomic_write
 from ...workspace.flows import dump_flow, parse_flow
+from .. import keys
 from ..strings import has, text
 from .task_parts import ArtifactRow
 
@@ -39,7 +40,7 @@ class GraphList(OptionList):
     """The nodes of the task's production graphs."""
 
     DEFAULT_CSS = "GraphList { height: auto; max-height: 16; }"
-    BINDINGS = [("enter", "open", "Open result"), ("r", "rerun", "Re-run node"), ("s", "skip", "Skip node")]
+    BINDINGS = keys.bindings("graph.open", "graph.rerun", "graph.skip")
 
     def __init__(self, root: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -151,7 +151,7 @@ class EarlierMarker(Static, can_focus=True):
 
     def set_count(self, count: int) -> None:
         self.display = count > 0
-        self.update(Content.from_markup(f"[@click=load]↑ {count:,} earlier — click or Ctrl+U to load more[/]"))
+        self.update(Content.from_markup("[@click=load]$t[/]", t=text("stream.earlier", count=f"{count:,}")))
 
     def action_load(self) -> None:
         self.post_message(self.Pressed())

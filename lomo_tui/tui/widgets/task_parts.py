@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from ...language import detect_language
 from ...views import Artifact, ChecklistItem, InboxItem, TimelineEntry
 from .. import keys
-from ..strings import text
+from ..strings import has, text
 from .composer import redirect_letters
 
 TIMELINE_ICON = {"step": "◆", "tool": "⚙", "job": "◔", "gate": "⚑", "event": "·"}
@@ -40,6 +40,11 @@ def checklist_content(items: tuple[ChecklistItem, ...], lang: str = "en") -> Con
     return Content("\n").join(lines)
 
 
+def kind_word(kind: str, lang: str = "en") -> str:
+    """A file's kind ("image", "3d") in LANG; a kind the catalogue does not know as it is."""
+    return text("files.kind_" + kind, lang) if has("files.kind_" + kind) else kind
+
+
 class ArtifactRow(Horizontal, can_focus=True):
     DEFAULT_CSS = """
     ArtifactRow { height: auto; padding: 0 1; }
@@ -47,7 +52,7 @@ class ArtifactRow(Horizontal, can_focus=True):
     ArtifactRow .thumb { width: 16; height: 6; margin-right: 1; }
     ArtifactRow .name { width: 1fr; height: auto; }
     """
-    BINDINGS = [("enter", "preview", "Preview"), ("e", "edit", "Edit")]
+    BINDINGS = keys.bindings("artifact.preview", "artifact.edit")
 
     class Chosen(Message):
         def __init__(self, path: Path, edit: bool) -> None:
@@ -55,15 +60,16 @@ class ArtifactRow(Horizontal, can_focus=True):
             self.path = path
             self.edit = edit
 
-    def __init__(self, artifact: Artifact, root: Path) -> None:
+    def __init__(self, artifact: Artifact, root: Path, lang: str = "en") -> None:
         super().__init__()
         self.artifact = artifact
         self.root = root
+        self.lang = lang  # the task's: its kind word speaks it
 
     def compose(self) -> ComposeResult:
         a = self.artifact
         yield Static(Content.from_markup("[@click=preview]$name[/] [$text-muted]v$v · $kind[/]", name=a.path,
-                                         v=str(a.version), kind=a.kind), classes="name")
+                                         v=str(a.version), kind=kind_word(a.kind, self.lang)), classes="name")
 
     async def on_mount(self) -> None:
         if self.artifact.is_image:
@@ -105,7 +111,7 @@ class ArtifactList(Vertical):
         if not artifacts:
             await self.mount(Static(Content.from_markup("[$text-muted]$t[/]", t=text("task.nothing_made", lang))))
             return
-        await self.mount_all([ArtifactRow(a, self.root) for a in artifacts[:12]])
+        await self.mount_all([ArtifactRow(a, self.root, lang) for a in artifacts[:12]])
 
 
 class InboxList(OptionList):
