@@ -551,6 +551,9 @@ def _file_deliverable(it: Intent, create: bool) -> str:
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
                   making: bool) -> None:
     """Set it.act (and it.topic) for anything but a control verb."""
+    if not it.files and _has(L.ACTS, "ability", lang, norm):  # "can you do videos too?": what Lomo can make
+        it.act = "help"
+        return
     if not making and not _edit_lead(norm, lang):  # "put the date on the poster" asks no date
         for act in ("status", "help"):
             if _has(L.ACTS, act, lang, norm):

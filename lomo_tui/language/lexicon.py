@@ -73,6 +73,17 @@ NEGATION = {
     "ru": ("не",),
 }
 
+# Kinds of thing named bare, for "ability" below
+_KINDS_EN = ("(?:(?:any|some|real|short|long|little|simple|moving|animated|3d|2d)\\s+)*(?:videos?|clips?|animations?"
+             "|gifs?|images?|pictures?|pics|photos?|drawings?|illustrations?|art(?:work)?|3d(?: models?| objects?)?"
+             "|models?|music|songs?|sounds?|sound effects|audio|voice(?:overs?)?|logos?|posters?|stickers?|icons?"
+             "|films?|movies?|storyboards?|textures?|sprites?)")
+_KINDS_ZH = "(?:视频|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|模型|动图|gif|logo|短片|电影|贴纸|图标)"
+_KINDS_JA = ("(?:動画|ビデオ|アニメーション|アニメ|音楽|音声|効果音|画像|イラスト|絵|写真|3dモデル|モデル|ポスター|gif"
+             "|ロゴ|映画|ショートフィルム|短編映画)")
+_KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|изображени\\w*|3d[- ]?модел\\w*|модел\\w*|анимаци\\w*"
+             "|гифк\\w*|постер\\w*|звук\\w*|логотип\\w*|фильм\\w*)")
+
 ACTS: Table = {
     "status": {
         "en": ("status", "progress", "re:how(?:'s| is| are)\\b.{0,40}\\bgoing", "where are we",
@@ -94,6 +105,27 @@ ACTS: Table = {
         "ja": ("ヘルプ", "何ができ", "なにができ", "何が出来", "使い方", "あなたは誰", "機能"),
         "ru": ("помощь", "помоги", "что ты умеешь", "что умеешь", "что ты можешь", "как тобой пользоваться",
                "кто ты", "справка"),
+    },
+    # Asking whether Lomo can make a kind of thing at all ("can you do videos too?", "你能做视频吗",
+    # "動画も作れますか", "а видео ты умеешь делать?") is a question about what it does, not an order: the kind is
+    # named bare (no subject, no count, no article) and the verb is one of ability. "can you make a poster of a
+    # fox?" and "能帮我做个视频吗" stay requests.
+    "ability": {
+        "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw)\\b[\\s,!.]*)*(?:can|could|do|will|would)"
+               " you (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
+               "|animate|compose|paint|edit)\\s+" + _KINDS_EN + "(?:\\s+(?:and|or|&)\\s+" + _KINDS_EN + ")*"
+               "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*\\s*[?]+\\s*$",),
+        "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
+               "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
+               "re:(?:你|您)(?:还|也)?(?:能|会|可以)(?:做|画|生成|制作|弄|出)" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?"
+               "(?:吗|么|不|嘛)\\s*[?？]?\\s*$"),
+        "ja": ("re:^(?:(?:こんにちは|こんばんは|おはよう|やあ|ねえ|あの)[、,!！\\s]*)?" + _KINDS_JA +
+               "(?:も|は|とか|って|を)?(?:作れ|作成でき|生成でき|描け|作ることが?でき|でき)(?:ます|る)(?:か|の)?"
+               "\\s*[?？]?\\s*$",
+               "re:(?:何|なに|どんなもの|どんなこと)(?:が|を)?(?:作れ|描け|生成でき|作成でき)"),
+        "ru": ("re:(?<![а-я])(?:умеешь|умеете)(?![а-я])",
+               "re:(?<![а-я])(?:можешь|можете)(?:\\s+ли)?\\s+(?:ты\\s+|вы\\s+)?(?:делать|создавать|рисовать|"
+               "генерировать)\\s+" + _KINDS_RU + "\\s*[?？]?\\s*$"),
     },
     "greeting": {
         "en": ("hi", "hello", "hey", "yo", "good morning", "good afternoon", "good evening", "howdy", "morning",
