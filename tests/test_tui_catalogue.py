@@ -295,6 +295,27 @@ async def test_the_footer_speaks_the_creators_language_and_follows_it(tmp_path) 
         await wait_until(pilot, lambda: "Quit" in _footer(app.screen), what="the footer in English again")
 
 
+async def test_the_composer_speaks_the_creators_language_and_follows_it(tmp_path) -> None:
+    """The input's hint and the name of the thread it writes to were drawn once, in English: after a Russian
+    message they stayed "Message Lomo — Enter sends" and "→ Main"."""
+    from lomo_tui.tui.widgets.composer import Composer
+
+    app = live_app(tmp_path, replies=[])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        composer = app.screen.query_one(Composer)
+        assert composer.input.placeholder.startswith("Message Lomo") and composer.target_title == "Main"
+        app.session.notice_language("сделай короткий фильм про лису")
+        await wait_until(pilot, lambda: composer.target_title == "Главная", what="Main's name in Russian")
+        assert english(composer.input.placeholder.replace("Lomo", "").replace("Enter", "").replace("Ctrl+J", "")) \
+            == [], composer.input.placeholder
+        composer.set_away(True)
+        assert "Esc: писать здесь" in str(app.screen.query_one("#target").render())
+        app.session.notice_language("make a short clip about coffee")
+        await wait_until(pilot, lambda: composer.target_title == "Main", what="English again")
+        assert composer.input.placeholder.startswith("Message Lomo")
+
+
 async def test_the_stats_view_of_a_chinese_creator_has_no_english_words(tmp_path) -> None:
     from lomo_tui.tui.screens.stats import StatsScreen
 

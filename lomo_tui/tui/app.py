@@ -81,10 +81,15 @@ class LomoApp(Actions, App[int]):
             self.workspace_problem = text("app.workspace_uncreatable", path=self.workspace_root, error=exc.strerror)
 
     def _language_changed(self, lang: str) -> None:
-        """The creator now writes in LANG: the footers speak it too (the other text reads it when drawn)."""
+        """The creator now writes in LANG: the footers and the composers speak it too (the other text reads it
+        when drawn)."""
+        from .widgets.composer import Composer
         from .widgets.footer import refresh_footers
 
         refresh_footers(self)
+        for screen in self.screen_stack:
+            for composer in screen.query(Composer):
+                composer.reword()
 
     # ---- start-up -------------------------------------------------------------------------------
     def on_mount(self) -> None:

@@ -113,14 +113,16 @@ class Composer(Horizontal):
             self.task_id = task_id
 
     def __init__(self, placeholder: str | None = None, *, task_id: str | None = None,
-                 title: str = "Main", fixed: bool = False, away_hint: str | None = None, **kwargs: Any) -> None:
+                 title: str | None = None, fixed: bool = False, away_hint: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.worded = placeholder is None  # the app's own words: re-worded when the creator's language changes
         self.away_hint = away_hint or text("composer.away")  # what the label says while the focus is elsewhere
         self.placeholder = placeholder or text("composer.placeholder")
         self.task_id = task_id
         self.fixed = fixed  # a task view's composer always talks to its task
         self.away = False
-        self.set_reactive(Composer.target_title, title)
+        self.set_reactive(Composer.target_title, title or text("composer.main"))
 
     def compose(self) -> ComposeResult:
         yield Static(self._label(), id="target")
@@ -156,7 +158,14 @@ class Composer(Horizontal):
         if self.fixed:
             return
         self.task_id = task_id
-        self.target_title = title if task_id else "Main"
+        self.target_title = title if task_id else text("composer.main")
+
+    def reword(self) -> None:
+        """Speak the creator's language, which just changed: the hint, the away hint and the main thread's name."""
+        if self.worded:
+            self.set_placeholder(text("composer.placeholder"), text("composer.away"))
+        if self.task_id is None and not self.fixed:
+            self.target_title = text("composer.main")
 
     def show_queued(self, count: int) -> None:
         self.set_class(count > 0, "-queued")
