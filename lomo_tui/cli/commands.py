@@ -9,7 +9,7 @@ import sys
 from typing import Any, AsyncIterator
 from contextlib import asynccontextmanager
 
-from ..errors import LomoError
+from ..errors import LomoError, UnknownId
 from .. import clock
 
 TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
@@ -98,7 +98,7 @@ async def run_once(settings: Any, message: str, task_id: str | None, as_json: bo
         await runtime.open()
         if message or task_id:
             if task_id and not message:
-                raise LomoError("--task needs a MESSAGE to deliver")
+                raise LomoError.said("cli_error.task_needs_message")
             await runtime.send(message, task_id)
         quiescent = await runtime.run_until_quiescent(max_wait)
         report = await run_report(runtime.db, since, runtime.errors, quiescent)
@@ -192,13 +192,13 @@ async def _change_goal(db: Any, args: argparse.Namespace) -> None:
 
     goal = None if args.goal == "-" else args.goal.strip()
     if goal == "" or (goal is None and args.brief is None):
-        raise LomoError("lomo task goal: give the new goal (or '-' with --brief TEXT)")
+        raise LomoError.said("cli_error.no_goal")
     async with db.write() as conn:
         try:
             done = await change_goal(conn, args.task_id, goal=goal, brief=args.brief, who="creator:cli",
                                      why=args.why.strip() or "changed by the creator")
         except LookupError:
-            raise LomoError(f"no task {args.task_id!r}") from None
+            raise UnknownId.said("cli_error.no_task", id=args.task_id) from None
     if args.json:
         _print_json(done)
     elif done["version"] is None:
@@ -264,8 +264,7 @@ async def send(settings: Any, args: argparse.Namespace) -> int:
     else:
         print(render_reply(reply))
     if not reply["settled"]:
-        raise LomoError(f"no reply within {args.wait:g} s; is the TUI or `lomo worker` running? "
-                        f"(`lomo --run-once MESSAGE` runs Lomo here instead)")
+        raise LomoError.said("cli_error.no_reply", seconds=f"{args.wait:g}")
     return 1 if reply["failed"] else 0
 
 

@@ -71,7 +71,7 @@ async def _show(db: Any, args: argparse.Namespace) -> int:
     async with db.read() as conn:
         versions = await memory_rows(conn, every_version=True, memory_id=args.id)
     if not versions:
-        raise UnknownId(f"no memory with id {args.id!r}; `lomo memory list` shows the ids")
+        raise UnknownId.said("cli_error.no_memory", id=args.id)
     current = next((v for v in reversed(versions) if v["status"] == "active"), versions[-1])
     doc = dict(current, versions=versions)
     if getattr(args, "json", False):

@@ -152,7 +152,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     async with db.read() as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
         if task is None:
-            raise UnknownId(f"no task with id {task_id!r}; `lomo task list` lists the tasks")
+            raise UnknownId.said("cli_error.no_task", id=task_id)
         checklist = (await conn.execute(select(s.checklist).where(
             s.checklist.c.task_id == task_id, s.checklist.c.state != "removed").order_by(
             s.checklist.c.position))).all()
@@ -199,8 +199,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "artifacts": [a.path for a in artifacts if not a.deleted],
         "artifact_versions": [{"path": a.path, "version": a.version, "kind": a.kind} for a in artifacts
                               if not a.deleted],
-        "gates": [{"id": g.id, "kind": g.kind, "status": g.status, "question": g.question, "options": g.options,
-                   "resolution": g.resolution} for g in gates],
+        "gates": [dict({"id": g.id, "kind": g.kind, "status": g.status, "question": g.question, "options": g.options,
+                        "resolution": g.resolution}, **_expiry(g, task.language or "en")) for g in gates],
         "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "prompt": j.prompt, "cost": j.cost,
                   "artifact_path": j.artifact_path, "error": j.error} for j in jobs],
         "spend": {"amount": round(spent, 4), "currency": charges[0].currency if charges else "credits",
@@ -210,6 +210,16 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "production": production,
         "cache": cache,  # prompt-cache tokens of the task's model calls (E1)
     }
+
+
+def _expiry(gate: Any, lang: str) -> dict[str, Any]:
+    """An expired gate's why and what happened instead, in the task's language ({} for any other gate)."""
+    from ..governance.gates import expiry_text
+
+    if gate.status != "expired":
+        return {}
+    why, instead = expiry_text(gate.resolution, lang)
+    return {"expired_reason": why or None, "expired_instead": instead or None}
 
 
 CHECK_MARKS = {"done": "✓", "active": "▸", "skipped": "–", "pending": "○"}

@@ -141,7 +141,7 @@ async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str)
     result = await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(autonomy=level,
                                                                                      updated_at=clock.now()))
     if not result.rowcount:
-        raise UnknownId(f"no task with id {task_id!r}")
+        raise UnknownId.said("cli_error.no_task", id=task_id)
     await conn.execute(insert(s.events).values(type="autonomy_set", at=clock.now(), task_id=task_id,
                                                data={"level": level, "by": by}))
 

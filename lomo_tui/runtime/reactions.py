@@ -116,9 +116,12 @@ class Reactions:
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
-        """A stop is a stop however it is asked for: in-flight jobs cancelled (refunded), pending gates expired."""
-        await cancel_task_jobs(conn, task_id, reason)
-        await gates.expire_task_gates(conn, task_id, reason)
+        """A stop is a stop however it is asked for: in-flight jobs cancelled (refunded), pending gates expired.
+        REASON: "stopped" or "archived" (the gates keep it as a catalogue text), or free text."""
+        said = gates.CALLED_OFF.get(reason)
+        lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
+        await cancel_task_jobs(conn, task_id, said.text(lang) if said is not None else reason)
+        await gates.expire_task_gates(conn, task_id, said or reason)
 
     # ---- a job settled ----------------------------------------------------------------------------
     async def job_settled(self, conn: AsyncConnection, turn_id: str | None) -> bool:
@@ -205,7 +208,7 @@ class Reactions:
             status="stopped", status_reason=stopped, epoch=task.epoch + 1, updated_at=t))
         await conn.execute(insert(s.events).values(type="task_stop", at=t, task_id=gate.task_id,
                                                    data={"reason": stopped}))
-        await self.called_off(conn, gate.task_id, "the task was stopped")
+        await self.called_off(conn, gate.task_id, "stopped")
         return None
 
     async def deliver_choice(self, conn: AsyncConnection, gate: Any, approved: bool, by: str) -> str | None:
