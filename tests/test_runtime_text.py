@@ -113,3 +113,22 @@ def test_a_bad_option_and_a_bad_config_value_follow_the_locale(lomo: LomoEnv) ->
     proc = lomo.run("gates", "--json", LANG="ru_RU.UTF-8")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert "[runtime] workers должно быть целым числом, а не \"four\"; исправьте или удалите строку" in proc.stderr
+
+
+def test_a_database_that_is_not_lomos_is_one_line_in_the_locales_language(lomo: LomoEnv) -> None:
+    junk = lomo.root / "junk.db"
+    junk.write_bytes(b"this is no database, only words " * 8)
+    argv = [a if a != lomo.db_url else f"sqlite+aiosqlite:///{junk}" for a in lomo.argv("gates")]
+    import subprocess
+
+    proc = subprocess.run(argv, env=lomo.environ(LANG="zh_CN.UTF-8"), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr == f"lomo: {junk} 不是 Lomo 数据库（不是 SQLite 文件）：请用 --db 指定别的数据库，或恢复备份\n"
+
+
+def test_why_the_runtime_settles_a_task_is_worded_in_its_language() -> None:
+    from lomo_tui.runtime.decision import TaskState, decide
+
+    done = decide(TaskState(kind="persistent", status="active", planned=True, open_steps=()))
+    assert (done.action, done.reason, done.words("ru")) == ("quiet", "checklist complete", "чек-лист выполнен")
+    assert "said" not in done.event()  # the run_decided event keeps its shape

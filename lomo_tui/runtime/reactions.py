@@ -90,7 +90,8 @@ class Reactions:
         if after.action not in remedy.GOES_ON:
             return False
         await self.ledger.ensure_turn(conn, claim.task_id)
-        await self.ledger.set_task_status(conn, claim.task_id, "active", after.reason)
+        lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == claim.task_id))).scalar()
+        await self.ledger.set_task_status(conn, claim.task_id, "active", after.words(lang or "en"))
         return True
 
     # ---- a task finished -----------------------------------------------------------------------
@@ -151,8 +152,9 @@ class Reactions:
         else:
             await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
         if chosen.action == "quiet":
+            lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                status="done", status_reason=chosen.reason, updated_at=clock.now()))
+                status="done", status_reason=chosen.words(lang), updated_at=clock.now()))
             await self.ledger.event(conn, "task_finished", task_id, reason=chosen.reason)
             await self.say_finished(conn, task_id)
         elif chosen.action == "ask":

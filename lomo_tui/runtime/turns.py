@@ -190,7 +190,7 @@ class TurnRunner:
                 self.rt.after_commit_wake(self.claim.task_id)
                 return "completed"
             if self._steps >= MAX_STEPS:
-                raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
+                raise LomoError.said("cli_error.too_many_steps", n=MAX_STEPS)
             committed = await self._decide(step)
             if committed is None:
                 self._next_step = step
