@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from sqlalchemy import insert
 
 from conftest import LomoEnv
 from lomo_tui.config import creator_language
@@ -13,6 +14,7 @@ from lomo_tui.errors import Said
 from lomo_tui.governance.gates import expiry_text, open_gate, pending_gates
 from lomo_tui.language import locale_language
 from lomo_tui.runtime.scheduler import Runtime
+from lomo_tui.store import schema as s
 
 
 @pytest.mark.parametrize(("env", "lang"), [
@@ -53,6 +55,9 @@ async def test_a_chinese_task_stopped_at_an_open_gate_says_why_in_chinese(lomo: 
         async with rt.db.write() as conn:
             gate = await open_gate(conn, task_id=task, kind="question", question="暖色还是冷色？",
                                    options=["暖色", "冷色"], dedupe_key="t-zh")
+            await conn.execute(insert(s.jobs).values(  # a render in flight (a provider that never answers)
+                id="job_zh", task_id=task, workspace="ws", idempotency_key="k-zh", kind="image", provider="elsewhere",
+                status="running", params={}, deadline=1e12, created_at=1.0, updated_at=1.0))
         await rt.ledger.control(task, "stop")
         doc = await task_document(rt.db, task)
         detail = await load_task(rt.db, task)
@@ -63,6 +68,7 @@ async def test_a_chinese_task_stopped_at_an_open_gate_says_why_in_chinese(lomo: 
     assert (shown["expired_reason"], shown["expired_instead"]) == ("任务已停止", "它本会允许的操作都没有执行")
     assert shown["resolution"]["reason"] == "the task was stopped"  # the stored English stays for old readers
     assert doc["status_reason"] == "已停止"
+    assert [(j["status"], j["error"]) for j in doc["jobs"]] == [("cancelled", "已取消：任务已停止")]
     expired = [e.text for e in detail.timeline if e.kind == "gate" and e.status == "expired"]
     assert expired == ["已过期：任务已停止; 它本会允许的操作都没有执行"], expired
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Itera
 from sqlalchemy import func, insert, select, update
 
 from .. import clock
-from ..errors import LomoError, StaleWrite, UnknownId
+from ..errors import LomoError, Said, StaleWrite, UnknownId
 from ..language import message
 from ..redact import redact, redact_data
 from ..store import schema as s
@@ -552,7 +552,7 @@ class Ledger:
                     await self._call_off(conn, task_id, "archived")
             elif action == "promote":
                 if task.kind != "lightweight":
-                    raise LomoError.said("cli_error.already_kind", id=task_id, kind=task.kind)
+                    raise LomoError.said("cli_error.already_kind", id=task_id, kind=Said(f"export.kind_{task.kind}"))
                 await self.promote(conn, task_id, "asked by the creator")
                 return
             elif action == "resume":
