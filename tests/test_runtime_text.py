@@ -45,7 +45,7 @@ def test_an_old_rows_free_text_reason_is_shown_as_it_was_stored() -> None:
 
 
 async def test_a_chinese_task_stopped_at_an_open_gate_says_why_in_chinese(lomo: LomoEnv) -> None:
-    from lomo_tui.cli.state import task_document
+    from lomo_tui.cli.state import render_task, task_document
     from lomo_tui.views import load_task
 
     rt = Runtime(lomo.settings())
@@ -71,6 +71,8 @@ async def test_a_chinese_task_stopped_at_an_open_gate_says_why_in_chinese(lomo: 
     assert [(j["status"], j["error"]) for j in doc["jobs"]] == [("cancelled", "已取消：任务已停止")]
     expired = [e.text for e in detail.timeline if e.kind == "gate" and e.status == "expired"]
     assert expired == ["已过期：任务已停止; 它本会允许的操作都没有执行"], expired
+    shown_to = render_task(doc, "ru").splitlines()  # the CLI's own words are the reader's; the task's are its own
+    assert "  причина: 已停止" in shown_to and "Генерации:" in shown_to, shown_to
 
 
 async def test_a_question_past_its_deadline_says_what_happened_in_the_tasks_language(lomo: LomoEnv) -> None:
@@ -138,3 +140,9 @@ def test_why_the_runtime_settles_a_task_is_worded_in_its_language() -> None:
     done = decide(TaskState(kind="persistent", status="active", planned=True, open_steps=()))
     assert (done.action, done.reason, done.words("ru")) == ("quiet", "checklist complete", "чек-лист выполнен")
     assert "said" not in done.event()  # the run_decided event keeps its shape
+
+
+def test_the_clis_report_lines_follow_the_locale(lomo: LomoEnv) -> None:
+    none = lomo.run("gates", LANG="ja_JP.UTF-8")
+    assert (none.returncode, none.stdout) == (0, "あなたの返事を待っている確認カードはありません。\n"), none.stderr
+    assert lomo.run("gates").stdout == "No gates are waiting for you.\n"

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from ..errors import LomoError, UnknownId
 from .. import clock
+from .main import cli_language
 
 TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
                 ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
@@ -85,6 +86,13 @@ async def _database(settings: Any) -> AsyncIterator[Any]:
         await db.close()
 
 
+def message(key: str, lang: str, **fields: Any) -> str:
+    """The catalogue's KEY in LANG (imported on use: registering the commands stays cheap)."""
+    from ..language import message as worded
+
+    return worded(key, lang, **fields)
+
+
 def _print_json(value: Any, indent: int | None = None) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=indent))
 
@@ -107,7 +115,7 @@ async def run_once(settings: Any, message: str, task_id: str | None, as_json: bo
     if as_json:
         _print_json(report, indent=2)
     else:
-        print(render_report(report))
+        print(render_report(report, cli_language()))
     from ..redact import redact
 
     for error in runtime.errors:
@@ -165,7 +173,7 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             from .state import render_task, task_document
 
             doc = await task_document(db, args.task_id)
-            _print_json(doc, indent=2) if args.json else print(render_task(doc))
+            _print_json(doc, indent=2) if args.json else print(render_task(doc, cli_language()))
         elif args.task_command == "export":
             from .export import export_task
 
@@ -217,7 +225,7 @@ async def gates(settings: Any, args: argparse.Namespace) -> int:
                       "question": g.question, "options": g.options, "scope": g.scope,
                       "continues": g.continues} for g in rows])
     elif not rows:
-        print("No gates are waiting for you.")
+        print(message("cli.no_gates", cli_language()))
     for g in [] if args.json else rows:
         print(f"{g.id}  [{g.kind}] {g.question}")
         for i, option in enumerate(g.options or [], 1):
@@ -235,8 +243,8 @@ async def resolve(settings: Any, args: argparse.Namespace) -> int:
                                           by=f"creator:cli:{args.command}")
     finally:
         await runtime.close()
-    word = "approved" if approve else "rejected"
-    print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else f"{word}: {gate.id} — {gate.question}")
+    said = message("cli.approved" if approve else "cli.rejected", cli_language(), id=gate.id, question=gate.question)
+    print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else said)
     return 0
 
 
@@ -262,7 +270,7 @@ async def send(settings: Any, args: argparse.Namespace) -> int:
     if as_json:
         _print_json(reply, indent=2)
     else:
-        print(render_reply(reply))
+        print(render_reply(reply, cli_language()))
     if not reply["settled"]:
         raise LomoError.said("cli_error.no_reply", seconds=f"{args.wait:g}")
     return 1 if reply["failed"] else 0
