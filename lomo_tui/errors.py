@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 
 class _Fields(dict):
@@ -48,7 +48,10 @@ class Said:
 def shown(text: Any, said: Any, lang: str) -> str:
     """A stored reason in LANG: its catalogue form SAID when the row has one, else the free TEXT as it is."""
     loaded = said if isinstance(said, Said) else Said.load(said)
-    return loaded.text(lang) if loaded is not None else str(text or "")
+    try:
+        return loaded.text(lang) if loaded is not None else str(text or "")
+    except KeyError:  # a key this Lomo's catalogue lacks (a row from another version): its stored words
+        return str(text or "")
 
 
 class LomoError(Exception):
@@ -57,7 +60,7 @@ class LomoError(Exception):
     said_as: Said | None = None
 
     @classmethod
-    def said(cls, key: str, /, **fields: Any) -> LomoError:
+    def said(cls, key: str, /, **fields: Any) -> Self:
         """This error worded by the catalogue's KEY (English in `str()`, any language with `text()`)."""
         said = Said(key, fields)
         exc = cls(said.text("en"))

@@ -42,6 +42,8 @@ def test_an_old_rows_free_text_reason_is_shown_as_it_was_stored() -> None:
         "its deadline passed", "went on")
     said = {"reason": "the task was stopped", "reason_said": Said("gate_expiry.stopped").stored()}
     assert expiry_text(said, "ja") == ("タスクが停止されました", "")
+    unknown = dict(said, reason_said={"key": "gate_expiry.from_a_later_lomo", "fields": {}})
+    assert expiry_text(unknown, "ja") == ("the task was stopped", "")  # a key this catalogue lacks: the words
 
 
 async def test_a_chinese_task_stopped_at_an_open_gate_says_why_in_chinese(lomo: LomoEnv) -> None:

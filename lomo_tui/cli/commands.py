@@ -166,8 +166,9 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             tasks = (await state_document(db))["tasks"]
             if args.json:
                 _print_json(tasks)
+            one_shot = "  " + message("cli.one_shot", cli_language()) if not args.json else ""
             for t in [] if args.json else tasks:
-                mark = "  (one-shot)" if t["kind"] == "lightweight" else ""
+                mark = one_shot if t["kind"] == "lightweight" else ""
                 print(f"{t['id']}  {t['status']:<14} {t['title']}{mark}")
         elif args.task_command == "show":
             from .state import render_task, task_document
@@ -186,7 +187,7 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             async with db.write() as conn:
                 await set_autonomy(conn, args.task_id, args.level, by="creator:cli")
             print(json.dumps({"id": args.task_id, "autonomy": args.level}) if args.json
-                  else f"autonomy of {args.task_id}: {args.level}")
+                  else message("cli.autonomy_set", cli_language(), id=args.task_id, level=args.level))
         else:
             await ledger.control(args.task_id, args.task_command)
             print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json
@@ -207,12 +208,15 @@ async def _change_goal(db: Any, args: argparse.Namespace) -> None:
                                      why=args.why.strip() or "changed by the creator")
         except LookupError:
             raise UnknownId.said("cli_error.no_task", id=args.task_id) from None
+    said = done.pop("said", None)
     if args.json:
         _print_json(done)
     elif done["version"] is None:
-        print(f"goal of {args.task_id}: unchanged")
+        print(message("cli.goal_unchanged", cli_language(), id=args.task_id))
     else:
-        print(f"goal of {args.task_id}: v{done['version']} — {done['action']}: {done['reason']}")
+        lang = cli_language()
+        print(message("cli.goal_changed", lang, id=args.task_id, version=done["version"], action=done["action"],
+                      reason=said.text(lang) if said is not None else done["reason"]))
 
 
 async def gates(settings: Any, args: argparse.Namespace) -> int:
@@ -284,5 +288,6 @@ async def withdraw(settings: Any, args: argparse.Namespace) -> int:
     finally:
         await runtime.close()
     print(json.dumps({"withdrawn": args.message_id, "replacement": new}) if args.json
-          else f"withdrawn: {args.message_id}" + (f" (replaced by {new})" if new else ""))
+          else message("cli.withdrawn", cli_language(), id=args.message_id)
+          + (message("cli.replaced_by", cli_language(), id=new) if new else ""))
     return 0

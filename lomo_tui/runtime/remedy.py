@@ -166,4 +166,5 @@ async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, 
         await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
             status="active", status_reason=message("status.replanning", task.language or "en", version=version),
             updated_at=clock.now()))
-    return {"id": task_id, "version": version, "action": chosen.action, "reason": chosen.reason}
+    return {"id": task_id, "version": version, "action": chosen.action, "reason": chosen.reason,
+            "said": chosen.said}  # the reason as catalogue text (the CLI words it for the creator)
