@@ -14,17 +14,18 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import platformdirs
 
 from . import clock
-from .errors import LomoError
+from .errors import LomoError, Said
 
 APP = "lomo"
 SCHEMA_FILE = Path(__file__).with_name("config_schema.toml")
 TYPE_WORDS = {"str": "text in quotes", "path": "a path in quotes", "int": "a whole number", "float": "a number",
-              "bool": "true or false", "list": "a list like [\"a\", \"b\"]"}
+              "bool": "true or false", "list": "a list like [\"a\", \"b\"]"}  # catalogue [config_error] type_*
 
 
 def config_dir() -> Path:
@@ -65,27 +66,32 @@ class Key:
     secret: bool = False
 
     def check(self, value: Any) -> str | None:
-        """Why VALUE does not fit this key, or None."""
+        """Why VALUE does not fit this key (in English), or None."""
+        problem = self.problem(value)
+        return problem.text("en") if problem is not None else None
+
+    def problem(self, value: Any) -> Said | None:
+        """Why VALUE does not fit this key, as catalogue text ([config_error]), or None."""
         kind = self.type
         ok = {"str": isinstance(value, str), "path": isinstance(value, str), "bool": isinstance(value, bool),
               "list": isinstance(value, list),
               "int": isinstance(value, int) and not isinstance(value, bool),
               "float": isinstance(value, (int, float)) and not isinstance(value, bool)}[kind]
         if not ok:
-            return f"must be {TYPE_WORDS[kind]}, not {_shown(value)}"
+            return Said("config_error.must_be", {"what": Said(f"config_error.type_{kind}"), "value": _shown(value)})
         if kind in ("int", "float"):
             if not math.isfinite(value):
-                return f"must be a finite number, not {_shown(value)}"
-            if self.above is not None and not value > self.above:
-                return f"must be above {_num(self.above)}, not {_num(value)}"
-            if self.min is not None and value < self.min:
-                return f"must be at least {_num(self.min)}, not {_num(value)}"
-            if self.max is not None and value > self.max:
-                return f"must be at most {_num(self.max)}, not {_num(value)}"
+                return Said("config_error.finite", {"value": _shown(value)})
+            for word, limit, fails in (("above", self.above, lambda v, x: not v > x),
+                                       ("at_least", self.min, lambda v, x: v < x),
+                                       ("at_most", self.max, lambda v, x: v > x)):
+                if limit is not None and fails(value, limit):
+                    return Said(f"config_error.{word}", {"limit": _num(limit), "value": _num(value)})
         if self.choices and value not in self.choices:
             nearest = difflib.get_close_matches(str(value), self.choices, n=1)
-            hint = f" (did you mean {nearest[0]!r}?)" if nearest else ""
-            return f"must be one of {', '.join(self.choices)}, not {_shown(value)}{hint}"
+            hint = Said("config_error.one_of_hint", {"nearest": nearest[0]}) if nearest else ""
+            return Said("config_error.one_of", {"choices": ", ".join(self.choices), "value": _shown(value),
+                                                "hint": hint})
         return None
 
     def parse_env(self, text: str) -> Any:
@@ -93,10 +99,11 @@ class Key:
         try:
             value: Any = {"int": int, "float": float}.get(self.type, str)(text.strip())
         except ValueError:
-            raise LomoError(f"{self.env}={text!r} {self.check(text)}; unset it or fix it") from None
-        problem = self.check(value)
+            raise LomoError.said("config_error.bad_env", env=self.env, text=repr(text),
+                                 problem=self.problem(text)) from None
+        problem = self.problem(value)
         if problem:
-            raise LomoError(f"{self.env}={text!r} {problem}; unset it or fix it")
+            raise LomoError.said("config_error.bad_env", env=self.env, text=repr(text), problem=problem)
         return value
 
 
@@ -154,23 +161,24 @@ def validate(table: dict[str, Any], path: Path | str) -> None:
             parts = (*prefix, name)
             key = _lookup(parts)
             if key is not None:
-                problem = key.check(value)
+                problem = key.problem(value)
                 if problem:
-                    raise LomoError(f"{path}: {_label(parts)} {problem}; fix it or remove the line")
+                    raise LomoError.said("config_error.bad_value", path=str(path), key=_label(parts), problem=problem)
                 continue
             children = _children(prefix)
             if name in children or "*" in children:
                 if not isinstance(value, dict):
-                    raise LomoError(f"{path}: {_label(parts)} must be a section ([{'.'.join(parts)}]), "
-                                    f"not {_shown(value)}")
+                    raise LomoError.said("config_error.not_section", path=str(path), key=_label(parts),
+                                         section=".".join(parts), value=_shown(value))
                 walk(value, parts)
                 continue
             elsewhere = sorted(k.rsplit(".", 1)[0] for k in schema() if k.endswith("." + name) and "*" not in k)
             nearest = difflib.get_close_matches(name, sorted(children - {"*"}), n=1, cutoff=0.6)
-            hint = (f"; it belongs in [{elsewhere[0]}]" if elsewhere else
-                    f"; did you mean {nearest[0]!r}?" if nearest else "; remove it")
-            where = f" in [{'.'.join(prefix)}]" if prefix else ""
-            raise LomoError(f"{path}: unknown setting {name!r}{where}{hint}")
+            hint = (Said("config_error.hint_belongs", {"section": elsewhere[0]}) if elsewhere else
+                    Said("config_error.hint_nearest", {"nearest": nearest[0]}) if nearest else
+                    Said("config_error.hint_remove"))
+            where = Said("config_error.unknown_where", {"section": ".".join(prefix)}) if prefix else ""
+            raise LomoError.said("config_error.unknown", path=str(path), name=name, where=where, hint=hint)
 
     walk(table, ())
 
@@ -179,20 +187,36 @@ def load_config_file(path: Path | None = None) -> dict[str, Any]:
     """Read and validate config.toml; a broken file is an error that names the file (and the line or key)."""
     path = path or config_dir() / "config.toml"
     if path.is_dir():
-        raise LomoError(f"config file {path} is a folder; remove it or put a config.toml file there")
+        raise LomoError.said("config_error.folder", path=str(path))
     if not path.exists():
         return {}
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise LomoError(f"config file {path} is not valid TOML ({exc}); fix it or move it away") from exc
+        raise LomoError.said("config_error.not_toml", path=str(path), detail=str(exc)) from exc
     except OSError as exc:
-        raise LomoError(f"config file {path} cannot be read ({exc.strerror}); fix its permissions") from exc
+        raise LomoError.said("config_error.unreadable", path=str(path), detail=exc.strerror) from exc
     validate(table, path)
     from .redact import register_config
 
     register_config(table, secret_key_names())
     return table
+
+
+def creator_language(env: Mapping[str, str] | None = None, config_path: Path | None = None) -> str:
+    """The language of text that belongs to no task (CLI errors): `language` (env LOMO_LANGUAGE, then
+    config.toml), else the locale (LC_ALL / LC_MESSAGES / LANG). A config file that does not load is no
+    obstacle: its error is worded by the locale."""
+    from .language import LANGUAGES, locale_language
+
+    env = os.environ if env is None else env
+    chosen = (env.get("LOMO_LANGUAGE") or "").strip()
+    if not chosen:
+        try:
+            chosen = str(load_config_file(config_path).get("language") or "")
+        except LomoError:
+            chosen = ""
+    return chosen if chosen in LANGUAGES else locale_language(env)
 
 
 # ---- settings -----------------------------------------------------------------------------------------

@@ -1,9 +1,75 @@
-"""Errors the creator sees: each says what happened and what to do."""
+"""Errors the creator sees: each says what happened and what to do.
+
+An error made with `LomoError.said(key, **fields)` carries its catalogue key, so whoever shows it (the CLI,
+a card) words it in the reader's language with `exc.text(lang)`; `str(exc)` is the English wording (logs).
+"""
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+
+class _Fields(dict):
+    """A placeholder without a value stays visible (as `message` does); any field name may be used."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@dataclass(frozen=True)
+class Said:
+    """A creator-facing text by catalogue key ("section.key") and fields, worded when it is read. A field
+    may itself be a `Said` (worded in the same language)."""
+
+    key: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def text(self, lang: str) -> str:
+        from .language import template  # on first wording: importing the errors costs nothing
+
+        fields = _Fields({k: v.text(lang) if isinstance(v, Said) else v for k, v in self.fields.items()})
+        return template(self.key, lang).format_map(fields)
+
+    def stored(self) -> dict[str, Any]:
+        """As JSON for a row: {"key", "fields"} (a nested `Said` stored the same way)."""
+        return {"key": self.key, "fields": {k: v.stored() if isinstance(v, Said) else v
+                                            for k, v in self.fields.items()}}
+
+    @classmethod
+    def load(cls, value: Any) -> Said | None:
+        """A `Said` back from `stored()` (None for anything else, e.g. an old row's free text)."""
+        if not isinstance(value, dict) or not isinstance(value.get("key"), str):
+            return None
+        fields = value.get("fields") if isinstance(value.get("fields"), dict) else {}
+        return cls(value["key"], {k: cls.load(v) or v for k, v in fields.items()})
+
+
+def shown(text: Any, said: Any, lang: str) -> str:
+    """A stored reason in LANG: its catalogue form SAID when the row has one, else the free TEXT as it is."""
+    loaded = said if isinstance(said, Said) else Said.load(said)
+    try:
+        return loaded.text(lang) if loaded is not None else str(text or "")
+    except KeyError:  # a key this Lomo's catalogue lacks (a row from another version): its stored words
+        return str(text or "")
 
 
 class LomoError(Exception):
     """A failure with a message fit for the creator (no traceback)."""
+
+    said_as: Said | None = None
+
+    @classmethod
+    def said(cls, key: str, /, **fields: Any) -> Self:
+        """This error worded by the catalogue's KEY (English in `str()`, any language with `text()`)."""
+        said = Said(key, fields)
+        exc = cls(said.text("en"))
+        exc.said_as = said
+        return exc
+
+    def text(self, lang: str) -> str:
+        """The message in LANG (as raised where it has no catalogue key)."""
+        return self.said_as.text(lang) if self.said_as is not None else str(self)
 
 
 class UnknownId(LomoError):

@@ -63,8 +63,7 @@ def parse_since(text: str, now: float | None = None) -> float:
     try:
         when = dt.datetime.fromisoformat(value)
     except ValueError:
-        raise UsageError(f"--since {text!r} is neither a span (30m, 24h, 7d, 2w) nor a date (2026-12-01, "
-                         "2026-12-01T09:30)") from None
+        raise UsageError.said("cli_error.bad_since", text=text) from None
     return (when if when.tzinfo else when.astimezone()).timestamp()
 
 

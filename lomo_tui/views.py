@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
-from .errors import LomoError, UnknownId
+from .errors import LomoError, UnknownId, shown
 from . import clock
 from .language import detect_language, message
 
@@ -865,10 +865,10 @@ async def _timeline(conn: Any, task_id: str, limit: int, lang: str = "en") -> li
         if g.resolved_at:
             res = g.resolution or {}
             if g.status == "expired":
-                instead = f"; {res['instead']}" if res.get("instead") else ""
+                why, instead = (shown(res.get(k), res.get(k + "_said"), lang) for k in ("reason", "instead"))
                 out.append(TimelineEntry(g.resolved_at, "gate",
-                                         say("expired", reason=res.get("reason") or say("unanswered")) + instead,
-                                         g.status))
+                                         say("expired", reason=why or say("unanswered"))
+                                         + (f"; {instead}" if instead else ""), g.status))
                 continue
             word = say("approved", label=res.get("label")) if res.get("approved") else say("rejected")
             out.append(TimelineEntry(g.resolved_at, "gate", word, g.status))

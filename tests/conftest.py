@@ -81,8 +81,10 @@ class LomoEnv:
         self.env = dict(os.environ, LOMO_TIME_SCALE="0.01", LOMO_REPLAY_FILE=str(self.replay_file),
                         XDG_CONFIG_HOME=str(root / "cfg"), XDG_DATA_HOME=str(root / "data"),
                         XDG_STATE_HOME=str(root / "state"), XDG_CACHE_HOME=str(root / "cache"))
-        for key in ("LOMO_FAULTS", "LOMO_MODEL", "LOMO_DB_URL", "LOMO_WORKSPACE"):
+        for key in ("LOMO_FAULTS", "LOMO_MODEL", "LOMO_DB_URL", "LOMO_WORKSPACE", "LOMO_LANGUAGE", "LC_ALL",
+                    "LC_MESSAGES"):
             self.env.pop(key, None)
+        self.env["LANG"] = "C.UTF-8"  # the CLI speaks the locale's language: English unless a test says otherwise
 
     def replay(self, *lines: dict[str, Any]) -> None:
         self.replay_file.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))

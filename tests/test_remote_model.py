@@ -273,3 +273,14 @@ async def test_a_missing_api_key_is_named_and_not_retried(stub: OpenAIStub, monk
     with pytest.raises(ModelError, match="No API key for openai/stub-model — set OPENAI_API_KEY") as caught:
         await model.complete(ModelRequest(messages=[{"role": "user", "content": "hi"}]))
     assert not caught.value.retryable and len(stub.requests) == 0
+
+
+async def test_a_provider_failure_is_worded_in_the_readers_language(stub: OpenAIStub,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    model = remote.LiteLLMModel("openai/stub-model", api_base=stub.base_url, backoff_base=0.01)
+    with pytest.raises(ModelError) as caught:
+        await model.complete(ModelRequest(messages=[{"role": "user", "content": "hi"}]))
+    assert caught.value.text("en") == str(caught.value)  # the log keeps the English
+    assert caught.value.text("zh").startswith("openai/stub-model 没有 API 密钥——请设置 OPENAI_API_KEY")
+    assert "[providers.openai]" in caught.value.text("ru") and "Нет API-ключа" in caught.value.text("ru")

@@ -9,8 +9,9 @@ import sys
 from typing import Any, AsyncIterator
 from contextlib import asynccontextmanager
 
-from ..errors import LomoError
+from ..errors import LomoError, UnknownId
 from .. import clock
+from .main import cli_language
 
 TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
                 ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
@@ -85,6 +86,13 @@ async def _database(settings: Any) -> AsyncIterator[Any]:
         await db.close()
 
 
+def message(key: str, lang: str, **fields: Any) -> str:
+    """The catalogue's KEY in LANG (imported on use: registering the commands stays cheap)."""
+    from ..language import message as worded
+
+    return worded(key, lang, **fields)
+
+
 def _print_json(value: Any, indent: int | None = None) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=indent))
 
@@ -98,7 +106,7 @@ async def run_once(settings: Any, message: str, task_id: str | None, as_json: bo
         await runtime.open()
         if message or task_id:
             if task_id and not message:
-                raise LomoError("--task needs a MESSAGE to deliver")
+                raise LomoError.said("cli_error.task_needs_message")
             await runtime.send(message, task_id)
         quiescent = await runtime.run_until_quiescent(max_wait)
         report = await run_report(runtime.db, since, runtime.errors, quiescent)
@@ -107,7 +115,7 @@ async def run_once(settings: Any, message: str, task_id: str | None, as_json: bo
     if as_json:
         _print_json(report, indent=2)
     else:
-        print(render_report(report))
+        print(render_report(report, cli_language()))
     from ..redact import redact
 
     for error in runtime.errors:
@@ -163,14 +171,15 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             tasks = (await state_document(db))["tasks"]
             if args.json:
                 _print_json(tasks)
+            one_shot = "  " + message("cli.one_shot", cli_language()) if not args.json else ""
             for t in [] if args.json else tasks:
-                mark = "  (one-shot)" if t["kind"] == "lightweight" else ""
+                mark = one_shot if t["kind"] == "lightweight" else ""
                 print(f"{t['id']}  {t['status']:<14} {t['title']}{mark}")
         elif args.task_command == "show":
             from .state import render_task, task_document
 
             doc = await task_document(db, args.task_id)
-            _print_json(doc, indent=2) if args.json else print(render_task(doc))
+            _print_json(doc, indent=2) if args.json else print(render_task(doc, cli_language()))
         elif args.task_command == "export":
             from .export import export_task
 
@@ -183,7 +192,7 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             async with db.write() as conn:
                 await set_autonomy(conn, args.task_id, args.level, by="creator:cli")
             print(json.dumps({"id": args.task_id, "autonomy": args.level}) if args.json
-                  else f"autonomy of {args.task_id}: {args.level}")
+                  else message("cli.autonomy_set", cli_language(), id=args.task_id, level=args.level))
         else:
             await ledger.control(args.task_id, args.task_command)
             print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json
@@ -197,19 +206,22 @@ async def _change_goal(db: Any, args: argparse.Namespace) -> None:
 
     goal = None if args.goal == "-" else args.goal.strip()
     if goal == "" or (goal is None and args.brief is None):
-        raise LomoError("lomo task goal: give the new goal (or '-' with --brief TEXT)")
+        raise LomoError.said("cli_error.no_goal")
     async with db.write() as conn:
         try:
             done = await change_goal(conn, args.task_id, goal=goal, brief=args.brief, who="creator:cli",
                                      why=args.why.strip() or "changed by the creator")
         except LookupError:
-            raise LomoError(f"no task {args.task_id!r}") from None
+            raise UnknownId.said("cli_error.no_task", id=args.task_id) from None
+    said = done.pop("said", None)
     if args.json:
         _print_json(done)
     elif done["version"] is None:
-        print(f"goal of {args.task_id}: unchanged")
+        print(message("cli.goal_unchanged", cli_language(), id=args.task_id))
     else:
-        print(f"goal of {args.task_id}: v{done['version']} — {done['action']}: {done['reason']}")
+        lang = cli_language()
+        print(message("cli.goal_changed", lang, id=args.task_id, version=done["version"], action=done["action"],
+                      reason=said.text(lang) if said is not None else done["reason"]))
 
 
 async def gates(settings: Any, args: argparse.Namespace) -> int:
@@ -222,7 +234,7 @@ async def gates(settings: Any, args: argparse.Namespace) -> int:
                       "question": g.question, "options": g.options, "scope": g.scope,
                       "continues": g.continues} for g in rows])
     elif not rows:
-        print("No gates are waiting for you.")
+        print(message("cli.no_gates", cli_language()))
     for g in [] if args.json else rows:
         print(f"{g.id}  [{g.kind}] {g.question}")
         for i, option in enumerate(g.options or [], 1):
@@ -240,8 +252,8 @@ async def resolve(settings: Any, args: argparse.Namespace) -> int:
                                           by=f"creator:cli:{args.command}")
     finally:
         await runtime.close()
-    word = "approved" if approve else "rejected"
-    print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else f"{word}: {gate.id} — {gate.question}")
+    said = message("cli.approved" if approve else "cli.rejected", cli_language(), id=gate.id, question=gate.question)
+    print(json.dumps({"id": gate.id, "status": gate.status}) if args.json else said)
     return 0
 
 
@@ -267,10 +279,9 @@ async def send(settings: Any, args: argparse.Namespace) -> int:
     if as_json:
         _print_json(reply, indent=2)
     else:
-        print(render_reply(reply))
+        print(render_reply(reply, cli_language()))
     if not reply["settled"]:
-        raise LomoError(f"no reply within {args.wait:g} s; is the TUI or `lomo worker` running? "
-                        f"(`lomo --run-once MESSAGE` runs Lomo here instead)")
+        raise LomoError.said("cli_error.no_reply", seconds=f"{args.wait:g}")
     return 1 if reply["failed"] else 0
 
 
@@ -282,5 +293,6 @@ async def withdraw(settings: Any, args: argparse.Namespace) -> int:
     finally:
         await runtime.close()
     print(json.dumps({"withdrawn": args.message_id, "replacement": new}) if args.json
-          else f"withdrawn: {args.message_id}" + (f" (replaced by {new})" if new else ""))
+          else message("cli.withdrawn", cli_language(), id=args.message_id)
+          + (message("cli.replaced_by", cli_language(), id=new) if new else ""))
     return 0

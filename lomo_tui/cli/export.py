@@ -28,7 +28,7 @@ async def export_task(db: Any, settings: Any, task_id: str, fmt: str, output: st
     doc = await task_document(db, task_id)
     target = Path(output).expanduser().resolve() if output else None
     if target is not None and target.is_dir():
-        raise LomoError(f"{target} is a folder; give a file name, e.g. {target / (task_id + '.' + fmt)}")
+        raise LomoError.said("cli_error.export_folder", target=str(target), example=str(target / f"{task_id}.{fmt}"))
     results = [(a, (settings.workspace / a["path"]).resolve()) for a in doc["artifact_versions"]]
     text = (render_html if fmt == "html" else render_markdown)(doc, results, target)
     if target is None:
@@ -37,7 +37,7 @@ async def export_task(db: Any, settings: Any, task_id: str, fmt: str, output: st
     try:
         atomic_write(target, text.encode("utf-8"))
     except OSError as exc:
-        raise LomoError(f"cannot write {target} ({exc.strerror}); choose another place") from exc
+        raise LomoError.said("cli_error.export_unwritable", target=str(target), detail=exc.strerror) from exc
     print(target)
 
 

@@ -18,7 +18,7 @@ import sys
 from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from .. import __version__
-from ..errors import LomoError, UsageError
+from ..errors import LomoError, Said, UsageError
 
 Handler = Callable[[Any, argparse.Namespace], Awaitable[int]]
 AddCommand = Callable[[str, str, Handler], argparse.ArgumentParser]
@@ -33,15 +33,19 @@ class LomoParser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    def error(self, message: str | Said) -> None:  # type: ignore[override]
+        """MESSAGE: argparse's own (English) or ours, worded in the creator's language."""
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message) if isinstance(message, str) \
+            else None
         if found:
             word, choices = found.group(1), re.findall(r"'([^']*)'", found.group(2))
             nearest = difflib.get_close_matches(word, choices, n=1)
-            message = f"unknown {'command' if self._is_top() else 'choice'} {word!r}" + (
-                f"; did you mean {nearest[0]!r}?" if nearest else f" (choose from {', '.join(choices)})")
+            what = "command" if self._is_top() else "choice"
+            message = (Said(f"cli_error.unknown_{what}", {"word": word, "nearest": nearest[0]}) if nearest
+                       else Said(f"cli_error.unknown_{what}_choose", {"word": word, "choices": ", ".join(choices)}))
+        text = message.text(cli_language()) if isinstance(message, Said) else message
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {text}\n")
 
     def _is_top(self) -> bool:
         return self.prog == "lomo"
@@ -90,7 +94,14 @@ def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParse
                 yield from _parsers(child)
 
 
-def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+def cli_language() -> str:
+    """The language of the CLI's own lines: the configured one, else the locale's (config.creator_language)."""
+    from ..config import creator_language
+
+    return creator_language()
+
+
+def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Said | None:
     """The first `--option` in ARGV that no command knows, with the nearest known one."""
     known = sorted({o for p in _parsers(parser) for a in p._actions for o in a.option_strings if o.startswith("--")})
     for token in argv:
@@ -99,7 +110,8 @@ def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str 
         name = token.split("=", 1)[0]
         if name.startswith("--") and len(name) > 2 and name not in known:
             nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-            return f"unknown option {name}" + (f"; did you mean {nearest[0]}?" if nearest else "; see lomo --help")
+            return (Said("cli_error.unknown_option", {"name": name, "nearest": nearest[0]}) if nearest
+                    else Said("cli_error.unknown_option_help", {"name": name}))
     return None
 
 
@@ -123,14 +135,14 @@ def _main(argv: list[str]) -> int:
         parser.error(problem)
     args = parser.parse_args(argv)
     if args.run_once is None and args.task and args.command is None:
-        parser.error("--task needs --run-once")
+        parser.error(Said("cli_error.task_needs_run_once"))
     try:
         return dispatch(args)
     except UsageError as exc:
-        print(f"lomo: {_redacted(str(exc))}", file=sys.stderr)
+        print(f"lomo: {_redacted(exc.text(cli_language()))}", file=sys.stderr)
         return 2
     except LomoError as exc:
-        print(f"lomo: {_redacted(str(exc))}", file=sys.stderr)
+        print(f"lomo: {_redacted(exc.text(cli_language()))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -142,9 +154,11 @@ def _main(argv: list[str]) -> int:
         logged = not isinstance(exc, ModelError) and bool(logging.getLogger().handlers)
         if logged:
             log.exception("lomo %s failed", args.command or "run")
-        what = str(exc) or type(exc).__name__
-        where = f" ({type(exc).__name__}; details in {_log_file()})" if logged else ""
-        print(f"lomo: {_redacted(what)}{where}", file=sys.stderr)
+        lang = cli_language()
+        what = (exc.text(lang) if isinstance(exc, ModelError) else str(exc)) or type(exc).__name__
+        if logged:
+            what = Said("cli_error.details", {"text": what, "kind": type(exc).__name__, "path": _log_file()}).text(lang)
+        print(f"lomo: {_redacted(what)}", file=sys.stderr)
         return 1
 
 
@@ -199,9 +213,9 @@ def read_message(text: str | None, *, allow_empty: bool = False) -> str:
     """A message from the command line, or from stdin when it is '-' or left out with stdin piped."""
     if text is None or text == "-":
         if text is None and sys.stdin.isatty():
-            raise UsageError("no message: give it as an argument, or pipe it in (… | lomo send -)")
+            raise UsageError.said("cli_error.no_message_given")
         text = sys.stdin.read()
         text = text[:-1] if text.endswith("\n") else text
     if not text.strip() and not allow_empty:
-        raise UsageError("the message is empty; say what you would like")
+        raise UsageError.said("cli_error.empty_message")
     return text

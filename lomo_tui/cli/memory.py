@@ -71,7 +71,7 @@ async def _show(db: Any, args: argparse.Namespace) -> int:
     async with db.read() as conn:
         versions = await memory_rows(conn, every_version=True, memory_id=args.id)
     if not versions:
-        raise UnknownId(f"no memory with id {args.id!r}; `lomo memory list` shows the ids")
+        raise UnknownId.said("cli_error.no_memory", id=args.id)
     current = next((v for v in reversed(versions) if v["status"] == "active"), versions[-1])
     doc = dict(current, versions=versions)
     if getattr(args, "json", False):
@@ -99,13 +99,13 @@ async def _forget(db: Any, args: argparse.Namespace) -> int:
         if args.query:
             memory_ids = list(dict.fromkeys(r.memory_id for r in await match_query(conn, args.query)))
             if not memory_ids:
-                raise LomoError(f"no memory says {args.query!r}; `lomo memory list` shows what is remembered")
+                raise LomoError.said("cli_error.no_memory_query", query=args.query)
         elif (await conn.execute(select(s.memories.c.id).where(s.memories.c.id == args.id))).first():
             memory_ids = [args.id]
         elif (await conn.execute(select(s.memory_evidence.c.id).where(s.memory_evidence.c.id == args.id))).first():
             evidence_ids = [args.id]
         else:
-            raise UnknownId(f"no memory or message with id {args.id!r}; `lomo memory list` shows the ids")
+            raise UnknownId.said("cli_error.no_memory_or_message", id=args.id)
         going = [r for m in memory_ids for r in await memory_rows(conn, memory_id=m)]
     if not args.yes and not _confirmed(going, evidence_ids):
         return 2

@@ -109,11 +109,17 @@ async def run_report(db: Database, since: float, errors: list[str], quiescent: b
 
 
 FAILED_JOB = {"failed": "failed", "expired": "expired", "unknown": "may or may not have been made",
-              "cancelled": "was cancelled"}
+              "cancelled": "was cancelled"}  # English; the catalogue's [cli] job_how_* word them
 
 
-def render_report(report: dict[str, Any]) -> str:
-    """The human run-once report."""
+def _say(key: str, lang: str, **fields: Any) -> str:
+    from ..language import message
+
+    return message("cli." + key, lang, **fields)
+
+
+def render_report(report: dict[str, Any], lang: str = "en") -> str:
+    """The human run-once report, its own words in LANG (the creator's)."""
     lines = []
     for task in report["tasks"]:
         head = f"● {task['title']} [{task['kind']}, {task['status']}] {task['id']}"
@@ -124,19 +130,20 @@ def render_report(report: dict[str, Any]) -> str:
             lines.append(f"    ↳ {artifact['path']} (v{artifact['version']})")
         for job in task.get("jobs", []):
             if job["status"] in FAILED_JOB:
-                why = job["error"] or "no reason given"
-                lines.append(f"    ✗ the {job['kind']} {FAILED_JOB[job['status']]}: {why}")
+                why = job["error"] or _say("no_reason", lang)
+                lines.append("    " + _say("job_failed", lang, kind=job["kind"], why=why,
+                                            how=_say(f"job_how_{job['status']}", lang)))
         if task["reason"] and task["status"] in ("failed", "stopped", "paused"):
-            lines.append(f"    reason: {task['reason']}")
+            lines.append("    " + _say("reason", lang, reason=task["reason"]))
     if report["gates"]:
         lines.append("")
-        lines.append(f"Waiting for you ({len(report['gates'])}):")
+        lines.append(_say("waiting_n", lang, n=len(report["gates"])))
         for gate in report["gates"]:
             options = " / ".join(f"{i}. {o['label']}" for i, o in enumerate(gate["options"], 1))
             lines.append(f"  ? {gate['question']}  [{options}]  → lomo approve {gate['id']} --option N")
     if not report["quiescent"]:
-        lines.append("Still working when --max-wait ran out; run again to continue.")
-    return "\n".join(lines) if lines else "Nothing to do."
+        lines.append(_say("out_of_time", lang))
+    return "\n".join(lines) if lines else _say("nothing", lang)
 
 
 # ---- one task (`lomo task show`, CONTRACTS §7) -----------------------------------------------------------
@@ -152,7 +159,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     async with db.read() as conn:
         task = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
         if task is None:
-            raise UnknownId(f"no task with id {task_id!r}; `lomo task list` lists the tasks")
+            raise UnknownId.said("cli_error.no_task", id=task_id)
         checklist = (await conn.execute(select(s.checklist).where(
             s.checklist.c.task_id == task_id, s.checklist.c.state != "removed").order_by(
             s.checklist.c.position))).all()
@@ -199,8 +206,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "artifacts": [a.path for a in artifacts if not a.deleted],
         "artifact_versions": [{"path": a.path, "version": a.version, "kind": a.kind} for a in artifacts
                               if not a.deleted],
-        "gates": [{"id": g.id, "kind": g.kind, "status": g.status, "question": g.question, "options": g.options,
-                   "resolution": g.resolution} for g in gates],
+        "gates": [dict({"id": g.id, "kind": g.kind, "status": g.status, "question": g.question, "options": g.options,
+                        "resolution": g.resolution}, **_expiry(g, task.language or "en")) for g in gates],
         "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "prompt": j.prompt, "cost": j.cost,
                   "artifact_path": j.artifact_path, "error": j.error} for j in jobs],
         "spend": {"amount": round(spent, 4), "currency": charges[0].currency if charges else "credits",
@@ -212,49 +219,60 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
     }
 
 
+def _expiry(gate: Any, lang: str) -> dict[str, Any]:
+    """An expired gate's why and what happened instead, in the task's language ({} for any other gate)."""
+    from ..governance.gates import expiry_text
+
+    if gate.status != "expired":
+        return {}
+    why, instead = expiry_text(gate.resolution, lang)
+    return {"expired_reason": why or None, "expired_instead": instead or None}
+
+
 CHECK_MARKS = {"done": "✓", "active": "▸", "skipped": "–", "pending": "○"}
 
 
-def render_task(doc: dict[str, Any]) -> str:
-    """`lomo task show` for a person."""
+def render_task(doc: dict[str, Any], lang: str = "en") -> str:
+    """`lomo task show` for a person, its own words in LANG (the creator's)."""
+    from ..language import message
+
     lines = [f"● {doc['title']} [{doc['kind']}, {doc['status']}] {doc['id']}"]
     if doc["status_reason"] and doc["status"] in ("failed", "stopped", "paused", "blocked"):
-        lines.append(f"  reason: {doc['status_reason']}")
+        lines.append("  " + _say("reason", lang, reason=doc["status_reason"]))
     if doc["brief"]:
-        lines += ["", "Brief:"] + [f"  {line}" for line in doc["brief"].splitlines()]
+        lines += ["", _say("brief", lang)] + [f"  {line}" for line in doc["brief"].splitlines()]
     if len(doc.get("goal_versions", ())) > 1:  # the goal or brief changed: say when, by whom and why
-        lines += ["", "Goal and brief versions:"] + [f"  v{v['version']} {v['at']} by {v['who']}: {v['why']}"
-                                                     for v in doc["goal_versions"]]
+        lines += ["", _say("versions", lang)] + ["  " + _say("version", lang, **v) for v in doc["goal_versions"]]
     if doc["checklist"]:
-        lines += ["", "Checklist:"]
+        lines += ["", _say("checklist", lang)]
         for item in doc["checklist"]:
             evidence = f" — {item['evidence']}" if item["evidence"] else ""
             lines.append(f"  {CHECK_MARKS.get(item['status'], '?')} {item['title']}{evidence}")
             if item.get("why") and item["status"] == "done":  # marked for re-validation (J2)
-                lines.append(f"      ! to check again: {item['why']}")
+                lines.append("      ! " + message("evidence.check_again", lang, why=item["why"]))
             elif item.get("why"):  # re-opened by the runtime, or planned for an older goal
                 lines.append(f"      ! {item['why']}")
     if doc["replies"]:
-        lines += ["", "Replies:"]
+        lines += ["", _say("replies", lang)]
         for reply in doc["replies"]:
             lines += [f"  {line}" for line in reply.splitlines()] + [""]
         lines.pop()
     if doc["artifacts"]:
-        lines += ["", "Results:"] + [f"  ↳ {a['path']} (v{a['version']})" for a in doc["artifact_versions"]]
+        lines += ["", _say("results", lang)] + [f"  ↳ {a['path']} (v{a['version']})" for a in doc["artifact_versions"]]
     pending = [g for g in doc["gates"] if g["status"] == "pending"]
     if pending:
-        lines += ["", "Waiting for you:"] + [f"  ? {g['question']}  → lomo approve {g['id']}" for g in pending]
+        lines += ["", _say("waiting", lang)] + [f"  ? {g['question']}  → lomo approve {g['id']}" for g in pending]
     if doc["jobs"]:
-        lines += ["", "Jobs:"] + [f"  {j['kind']:<6} {j['status']:<10} {j['prompt'][:60]}"
-                                  + (f" — {j['error']}" if j["error"] else "") for j in doc["jobs"]]
+        lines += ["", _say("jobs", lang)] + [f"  {j['kind']:<6} {j['status']:<10} {j['prompt'][:60]}"
+                                             + (f" — {j['error']}" if j["error"] else "") for j in doc["jobs"]]
     for graph in doc.get("production", ()):
-        lines += ["", f"Production graph {graph['path']}:"] + [
+        lines += ["", _say("graph", lang, path=graph["path"])] + [
             f"  {n['state']:<8} {n['id']:<14} {n['type']:<16} {n['result'] or ''}"
             + (f" — {n['error']}" if n["error"] else "") for n in graph["nodes"]]
     spend = doc["spend"]
     if spend["amount"] or spend["refunded"]:
-        lines += ["", f"Spent: {spend['amount']:.2f} {spend['currency']}"
-                  + (f" ({spend['refunded']:.2f} refunded)" if spend["refunded"] else "")]
+        lines += ["", _say("spent", lang, amount=f"{spend['amount']:.2f}", currency=spend["currency"])
+                  + (_say("refunded", lang, amount=f"{spend['refunded']:.2f}") if spend["refunded"] else "")]
     cache_line = render_cache(doc["cache"]) if doc.get("cache") else ""
     if cache_line:
         lines += ["", cache_line]
@@ -321,11 +339,11 @@ async def wait_for_reply(db: Database, message_id: str, since: float, timeout: f
         await asyncio.sleep(interval)
 
 
-def render_reply(reply: dict[str, Any]) -> str:
+def render_reply(reply: dict[str, Any], lang: str = "en") -> str:
     lines = [line for text in reply["replies"] for line in text.splitlines()]
     for reason in reply["reasons"]:
-        lines.append(f"failed: {reason}")
+        lines.append(_say("reply_failed", lang, reason=reason))
     for gate in reply["gates"]:
         options = " / ".join(f"{i}. {o['label']}" for i, o in enumerate(gate["options"] or [], 1))
         lines.append(f"? {gate['question']}  [{options}]  → lomo approve {gate['id']} --option N")
-    return "\n".join(lines) if lines else "(no reply)"
+    return "\n".join(lines) if lines else _say("no_reply", lang)

@@ -32,7 +32,7 @@ async def run(settings: Any, args: argparse.Namespace) -> int:
         async with db.read() as conn:
             if args.task is not None and (await conn.execute(select(s.tasks.c.id).where(
                     s.tasks.c.id == args.task))).first() is None:
-                raise UnknownId(f"no task with id {args.task!r}; `lomo task list` lists the tasks")
+                raise UnknownId.said("cli_error.no_task", id=args.task)
             doc = await metrics.compute(conn, task_id=args.task, since=since)
             doc["cache"] = await cache_usage(conn, args.task, since)  # prompt-cache tokens (E1)
     finally:

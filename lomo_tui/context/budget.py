@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import LomoError
+from ..errors import LomoError, Said
 
 FIXED_WINDOWS = {"lomo/local": 16384, "lomo/replay": 16384}  # tokens; the reply room comes off this
 FIXED_REPLY = 1024
@@ -55,8 +55,8 @@ def settings_for(section: dict[str, Any], model: str) -> dict[str, int]:
         merged.update({k: per_model[k] for k in KEYS if k in per_model})
     for key, value in merged.items():
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise LomoError(f"config.toml [context] {key} = {value!r} must be a positive whole number of "
-                            f"{'characters' if key == 'large_output_chars' else 'tokens'}")
+            unit = Said("config_error.unit_characters" if key == "large_output_chars" else "config_error.unit_tokens")
+            raise LomoError.said("config_error.context_value", key=key, value=repr(value), unit=unit)
     return merged
 
 

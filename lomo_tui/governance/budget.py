@@ -151,15 +151,14 @@ async def plan_why(conn: AsyncConnection, budget: Budget, *, autonomy: str, amou
 async def set_autonomy(conn: AsyncConnection, task_id: str, level: str, by: str) -> None:
     """The creator sets how much a task may do without asking (G6). Only a creator action calls this."""
     if level not in AUTONOMY:
-        raise LomoError(f"autonomy must be one of {', '.join(AUTONOMY)}")
+        raise LomoError.said("cli_error.autonomy_choice", choices=", ".join(AUTONOMY))
     kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == task_id))).scalar()
     if kind == "main":
-        raise LomoError("the main thread has no autonomy level: it routes messages and spends nothing; "
-                        "set it on a task instead")
+        raise LomoError.said("cli_error.main_autonomy")
     result = await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(autonomy=level,
                                                                                      updated_at=clock.now()))
     if not result.rowcount:
-        raise UnknownId(f"no task with id {task_id!r}")
+        raise UnknownId.said("cli_error.no_task", id=task_id)
     await conn.execute(insert(s.events).values(type="autonomy_set", at=clock.now(), task_id=task_id,
                                                data={"level": level, "by": by}))
 

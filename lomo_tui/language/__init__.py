@@ -33,3 +33,7 @@ __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "Checklist
            "film_subject", "is_regenerate", "shot_change", "shot_named",
            "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
            "similarity", "subject_keywords", "subject_patterns", "subjects"]
+
+from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG
+
+__all__ += ["locale_language"]

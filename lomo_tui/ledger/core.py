@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Itera
 from sqlalchemy import func, insert, select, update
 
 from .. import clock
-from ..errors import LomoError, StaleWrite, UnknownId
+from ..errors import LomoError, Said, StaleWrite, UnknownId
+from ..language import message
 from ..redact import redact, redact_data
 from ..store import schema as s
 from ..store.engine import Database, fetch, run
@@ -183,7 +184,7 @@ class Ledger:
     async def task_row(conn: AsyncConnection, task_id: str) -> Any:
         row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == task_id))).first()
         if row is None:
-            raise UnknownId(f"no task with id {task_id!r}; `lomo inspect --json` lists the tasks")
+            raise UnknownId.said("cli_error.no_task", id=task_id)
         return row
 
     @staticmethod
@@ -201,9 +202,9 @@ class Ledger:
                                           message_id=message_id)
         task = await self.task_row(conn, task_id)
         if task.archived:
-            raise LomoError(f"task {task_id} ({task.title}) is archived; unarchive it or send the message to Main")
+            raise LomoError.said("cli_error.task_archived", id=task_id, title=task.title)
         if task.status == "stopped":
-            raise LomoError(f"task {task_id} ({task.title}) was stopped; start a new task or resume it first")
+            raise LomoError.said("cli_error.task_stopped", id=task_id, title=task.title)
         msg_id = message_id or new_id("msg")
         await conn.execute(insert(s.inbox).values(id=msg_id, task_id=task_id, text=text, source=source,
                                                   status="pending", sent_at=now(), origin=origin,
@@ -240,9 +241,9 @@ class Ledger:
         async with self.db.write() as conn:
             row = (await conn.execute(select(s.inbox).where(s.inbox.c.id == message_id))).first()
             if row is None:
-                raise UnknownId(f"no inbox message with id {message_id!r}")
+                raise UnknownId.said("cli_error.no_message", id=message_id)
             if row.status != "pending":
-                raise LomoError(f"message {message_id} was already {row.status}; it can no longer be changed")
+                raise LomoError.said("cli_error.message_settled", id=message_id, status=row.status)
             await conn.execute(update(s.inbox).where(s.inbox.c.id == message_id).values(status="withdrawn"))
             await self.event(conn, "message_withdrawn", row.task_id, message_id=message_id)
             if replacement is None:
@@ -530,8 +531,7 @@ class Ledger:
         async with self.db.write() as conn:
             task = await self.task_row(conn, task_id)
             if task.kind == "main" and action in MAIN_REFUSES:
-                raise LomoError(f"the main thread cannot be {MAIN_REFUSES[action]}: it routes every message; "
-                                "stop or archive a task instead (`lomo inspect --json` lists them)")
+                raise LomoError.said(f"cli_error.main_{action}")
             active = (await conn.execute(select(s.turns).where(
                 s.turns.c.task_id == task_id, s.turns.c.status.in_(ACTIVE_TURN)))).first()
             t = now()
@@ -544,26 +544,27 @@ class Ledger:
                         lease_owner=None, lease_expires=None, updated_at=t,
                         finished_at=t if action == "stop" else None))
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                    status="stopped" if action == "stop" else "paused", status_reason=reason or action,
+                    status="stopped" if action == "stop" else "paused",
+                    status_reason=reason or message(f"status.by_{action}", task.language or "en"),
                     epoch=task.epoch + 1, updated_at=t))
                 if action == "stop":
-                    await self._call_off(conn, task_id, "the task was stopped")
+                    await self._call_off(conn, task_id, "stopped")
             elif action in ("archive", "unarchive"):
                 if action == "archive" and active is not None and task.status in ("running", "active", "waiting_job"):
-                    raise LomoError(f"task {task_id} is still working; stop or pause it before archiving")
+                    raise LomoError.said("cli_error.still_working", id=task_id)
                 values: dict[str, Any] = {}
                 if action == "archive" and active is not None:  # parked on a gate: it never runs again by itself
                     await conn.execute(update(s.turns).where(s.turns.c.id == active.id).values(
                         status="stopped", epoch=active.epoch + 1, lease_owner=None, lease_expires=None,
                         updated_at=t, finished_at=t))
-                    values = dict(status="idle", status_reason="archived while it waited; that step was called off")
+                    values = dict(status="idle", status_reason=message("status.archived_waiting", task.language or "en"))
                 await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
                     archived=action == "archive", updated_at=t, **values))
                 if action == "archive":
-                    await self._call_off(conn, task_id, "the task was archived")
+                    await self._call_off(conn, task_id, "archived")
             elif action == "promote":
                 if task.kind != "lightweight":
-                    raise LomoError(f"task {task_id} is already {task.kind}")
+                    raise LomoError.said("cli_error.already_kind", id=task_id, kind=Said(f"export.kind_{task.kind}"))
                 await self.promote(conn, task_id, "asked by the creator")
                 return
             elif action == "resume":
@@ -578,7 +579,8 @@ class Ledger:
             await self.event(conn, f"task_{action}", task_id, reason=reason)
 
     async def _call_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
-        """A stopped or archived task's in-flight jobs are cancelled (refunded) and its pending gates expire."""
+        """A stopped or archived task's in-flight jobs are cancelled (refunded) and its pending gates expire
+        (REASON: "stopped" or "archived")."""
         if self.reactions is None:  # a stop that left jobs running and gates open would not be a stop
             raise LomoError("this ledger has no reactions; stop and archive go through the runtime's "
                             "(runtime.reactions.reacting_ledger)")

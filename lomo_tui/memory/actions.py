@@ -111,12 +111,12 @@ async def memory_entries(conn: Any) -> list[MemoryEntry]:
 async def _active(conn: Any, memory_id: str) -> Any:
     memory = (await conn.execute(select(s.memories).where(s.memories.c.id == memory_id))).first()
     if memory is None:
-        raise UnknownId(f"no memory with id {memory_id!r}")
+        raise UnknownId.said("cli_error.memory_unknown", id=memory_id)
     version = (await conn.execute(select(s.memory_versions).where(
         s.memory_versions.c.memory_id == memory_id, s.memory_versions.c.status == "active").order_by(
         s.memory_versions.c.version.desc()))).first()
     if version is None:
-        raise LomoError("that memory was forgotten; nothing is left to change")
+        raise LomoError.said("cli_error.memory_forgotten")
     return memory, version
 
 
@@ -135,9 +135,9 @@ async def edit_memory(db: Any, memory_id: str, new_text: str) -> dict[str, Any]:
     ({"unchanged": True, ...})."""
     body = " ".join(new_text.split())
     if not body:
-        raise LomoError("an empty memory says nothing; forget it instead")
+        raise LomoError.said("cli_error.memory_empty")
     if len(body) > MAX_EDIT:
-        raise LomoError(f"a memory is a short statement (at most {MAX_EDIT} characters)")
+        raise LomoError.said("cli_error.memory_long", n=MAX_EDIT)
     async with db.write() as conn:
         memory, current = await _active(conn, memory_id)
         if body == current.text:
@@ -176,7 +176,7 @@ async def forget_preview(conn: Any, memory_id: str) -> dict[str, Any]:
     versions = [v for v in await memory_rows(conn, every_version=True, memory_id=memory_id)
                 if v["status"] != "forgotten"]
     if not versions:
-        raise UnknownId(f"no memory with id {memory_id!r} left to forget")
+        raise UnknownId.said("cli_error.memory_gone", id=memory_id)
     ids = [v["version_id"] for v in versions]
     profile = await store.current_profile(conn)
     in_profile = bool(profile is not None and (await conn.execute(select(s.memory_derivations.c.source_id).where(

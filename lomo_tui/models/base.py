@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
+from ..errors import Said
+
 if TYPE_CHECKING:
     from ..language import Parsed
 
@@ -11,12 +13,22 @@ TokenSink = Callable[[str], Awaitable[None] | None]
 
 
 class ModelError(Exception):
-    """A model call failed in a way the task should hear about (bad output, dead provider)."""
+    """A model call failed in a way the task should hear about (bad output, dead provider). SAID: its sentence
+    as catalogue text (`text(lang)` words it for the reader; `str()` is the English)."""
 
-    def __init__(self, message: str, *, retryable: bool = False, context_too_long: bool = False) -> None:
+    def __init__(self, message: str, *, retryable: bool = False, context_too_long: bool = False,
+                 said: Said | None = None) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.context_too_long = context_too_long  # the provider said the prompt exceeds its window
+        self.said_as = said
+
+    @classmethod
+    def said(cls, said: Said, **kwargs: Any) -> ModelError:
+        return cls(said.text("en"), said=said, **kwargs)
+
+    def text(self, lang: str) -> str:
+        return self.said_as.text(lang) if self.said_as is not None else str(self)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any, Awaitable, Callable, TypeVar
 
+from lomo_tui.errors import Said
 from lomo_tui.models.base import ModelError, ModelReply, ModelRequest, TokenSink, ToolCall, Usage
 
 T = TypeVar("T")
@@ -35,6 +36,10 @@ _CACHE_CONTROL = {"type": "ephemeral"}
 _REJECTS_CACHE_CONTROL = frozenset({"azure", "azure_ai"})
 _RESERVED = frozenset({"model", "messages", "input", "tools", "stream", "stream_options", "timeout",
                        "max_retries", "num_retries", "api_base", "api_key"})
+
+
+def _said(key: str, **fields: Any) -> Said:
+    return Said(f"provider_error.{key}", fields)
 
 
 def preload() -> ModuleType:
@@ -67,11 +72,15 @@ async def _load() -> ModuleType:
 class _Failure:
     """A provider failure classified for the retry loop and the creator."""
 
-    message: str
+    said: Said  # the creator-facing sentence (`.text(lang)`; `message` is its English)
     retryable: bool
     timeout: bool = False
     retry_after: float | None = None
     too_long: bool = False
+
+    @property
+    def message(self) -> str:
+        return self.said.text("en")
 
 
 @dataclass(frozen=True)
@@ -118,50 +127,44 @@ class Endpoint:
         return random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** (number - 1)))
 
     def error(self, failure: _Failure, attempts: int) -> ModelError:
-        suffix = f" (gave up after {attempts} attempts)" if failure.retryable and attempts > 1 else ""
-        return ModelError(failure.message + suffix, retryable=failure.retryable, context_too_long=failure.too_long)
+        said = failure.said
+        if failure.retryable and attempts > 1:
+            said = _said("gave_up", text=said, n=attempts)
+        return ModelError(said.text("en"), retryable=failure.retryable, context_too_long=failure.too_long, said=said)
 
     def classify(self, exc: Exception) -> _Failure:
-        """Turn a litellm/httpx exception into a one-line, key-free explanation."""
+        """Turn a litellm/httpx exception into a one-line, key-free explanation (catalogue [provider_error])."""
         lt = preload()
         status = getattr(exc, "status_code", None)
+        model = self.model
         if caused_by(exc, timeout_kinds()):
-            return _Failure(f"{self.model} did not answer within {self.timeout:g}s — try again, "
-                            "or raise the model timeout in config.toml", True, timeout=True)
+            return _Failure(_said("timeout", model=model, seconds=f"{self.timeout:g}"), True, timeout=True)
         if isinstance(exc, lt.AuthenticationError) or status == 401:
-            return _Failure(f"Provider refused the API key (401) — check {self._key_env()} or config.toml", False)
+            return _Failure(_said("bad_key", env=self._key_env()), False)
         if _MISSING_KEY.search(str(exc)):  # raised before any request; litellm may wrap it as a 500
-            provider = self.model.split("/", 1)[0]
-            return _Failure(f"No API key for {self.model} — set {self._key_env()}, or api_key under "
-                            f"[providers.{provider}] in config.toml", False)
+            return _Failure(_said("no_key", model=model, env=self._key_env(), provider=model.split("/", 1)[0]), False)
         if isinstance(exc, lt.RateLimitError) or status == 429:
-            return _Failure("Provider rate limit hit (429) — wait a minute or lower the request rate",
-                            True, retry_after=_retry_after(exc))
+            return _Failure(_said("rate_limit"), True, retry_after=_retry_after(exc))
         if isinstance(exc, lt.ContextWindowExceededError) or _TOO_LONG.search(str(exc)):
-            return _Failure(f"The prompt is too long for {self.model} — shorten the context "
-                            "or choose a model with a larger window", False, too_long=True)
+            return _Failure(_said("too_long", model=model), False, too_long=True)
         if isinstance(exc, lt.ContentPolicyViolationError):
-            return _Failure(f"The provider refused the content on policy grounds — rephrase the request: "
-                            f"{self.detail(exc)}", False)
+            return _Failure(_said("policy", detail=self.detail(exc)), False)
         if caused_by(exc, connection_kinds()):  # litellm may report these as a 500
-            where = self.api_base or "the provider"
-            return _Failure(f"Could not reach {where} for {self.model} — check the network, api_base, "
-                            f"or that the server is running: {self.detail(exc)}", True)
+            where = self.api_base or _said("the_provider")
+            return _Failure(_said("unreachable", where=where, model=model, detail=self.detail(exc)), True)
         return self._by_status(exc, status)
 
     def _by_status(self, exc: Exception, status: int | None) -> _Failure:
         if status == 403:
-            return _Failure(f"Provider denied access to {self.model} (403) — check the key's permissions "
-                            "and the account's billing", False)
+            return _Failure(_said("denied", model=self.model), False)
         if status == 404:
-            return _Failure(f"Model {self.model} was not found (404) — check the model name and api_base "
-                            "in config.toml", False)
+            return _Failure(_said("not_found", model=self.model), False)
         if isinstance(status, int) and status >= 500:
-            return _Failure(f"Provider error ({status}) — the service may be down; try again later: "
-                            f"{self.detail(exc)}", True, retry_after=_retry_after(exc))
+            return _Failure(_said("server", status=status, detail=self.detail(exc)), True,
+                            retry_after=_retry_after(exc))
         if isinstance(status, int) and 400 <= status < 500:
-            return _Failure(f"Provider rejected the request ({status}): {self.detail(exc)}", False)
-        return _Failure(f"Model call to {self.model} failed ({type(exc).__name__}): {self.detail(exc)}", False)
+            return _Failure(_said("rejected", status=status, detail=self.detail(exc)), False)
+        return _Failure(_said("failed", model=self.model, kind=type(exc).__name__, detail=self.detail(exc)), False)
 
     def detail(self, exc: Exception) -> str:
         """The provider's own words: one line, without litellm's prefixes or anything key-like."""
@@ -428,10 +431,10 @@ class LiteLLMModel:
             except Exception as exc:
                 if not emitted:
                     raise  # nothing reached the creator yet: the retry loop may try again
-                raise ModelError(f"The reply from {self.name} broke off mid-stream — try again: "
-                                 f"{endpoint.detail(exc)}", retryable=True) from None
+                raise ModelError.said(_said("broke_off", model=self.name, detail=endpoint.detail(exc)),
+                                      retryable=True) from None
             if not chunks:
-                raise ModelError(f"{self.name} returned an empty stream", retryable=True)
+                raise ModelError.said(_said("empty_stream", model=self.name), retryable=True)
             return lt.stream_chunk_builder(chunks, messages=kwargs["messages"])
 
         return await endpoint.call(attempt)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 
 from .. import clock
+from ..errors import Said
 from ..ledger import Ledger
 from ..store import schema as s
 from ..tasks import checklist, evidence, replan
@@ -63,48 +64,58 @@ class TaskState:
 class Decision:
     action: str  # ACTIONS
     hint: str  # HINTS
-    reason: str
+    reason: str  # in English (the `run_decided` event); `words(lang)` for the creator
     until: float | None = None  # with hint `backoff`
+    said: Said | None = field(default=None, compare=False)  # the reason as catalogue text ([decision])
 
     def event(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None and k != "said"}
+
+    def words(self, lang: str) -> str:
+        """The reason in LANG (a status reason the creator reads)."""
+        return self.said.text(lang) if self.said is not None else self.reason
+
+
+def _decided(action: str, hint: str, key: str, until: float | None = None, **fields: Any) -> Decision:
+    said = Said(f"decision.{key}", fields)
+    return Decision(action, hint, said.text("en"), until, said)
 
 
 def decide(state: TaskState) -> Decision:
     """What the next automatic run of a task should be (pure: same state, same decision)."""
     if state.status == "stopped" or state.archived:
-        return Decision("quiet", "pause", "stopped or archived: only the creator's resume runs it")
+        return _decided("quiet", "pause", "stopped")
     if state.status == "paused":
-        return Decision("wait", "pause", "paused by the creator")
+        return _decided("wait", "pause", "paused")
     if state.inbox:
-        return Decision("run", "now", "the creator's message is unread")
+        return _decided("run", "now", "unread")
     if state.kind == "main":
-        return Decision("quiet", "event", "the main thread runs only for a message")
+        return _decided("quiet", "event", "main")
     if state.status == "done" and not (state.planned and (state.missing or state.stale or state.goal_after_plan)):
-        return Decision("quiet", "event", "finished")
+        return _decided("quiet", "event", "finished")
     if state.retry_at is not None and state.retry_at > state.now:
-        return Decision("wait", "backoff", "a transient failure: trying again later", until=state.retry_at)
+        return _decided("wait", "backoff", "backoff", until=state.retry_at)
     if state.status in WAITS_FOR_CREATOR:
-        return Decision("wait", "creator", f"{state.status}: waiting for the creator")
+        return _decided("wait", "creator", "waits_status", status=state.status)
     if state.pending_gates:
-        return Decision("wait", "creator", "a card waits for the creator")
+        return _decided("wait", "creator", "card_waits")
     if state.live_jobs:
-        return Decision("wait", "event", "a job is in flight")
+        return _decided("wait", "event", "job")
     if state.kind == "lightweight":
-        return Decision("quiet", "event", "a one-shot shows its result")
+        return _decided("quiet", "event", "one_shot")
     if not state.planned:
-        return Decision("wait", "creator", "no plan yet: waiting for the creator")
+        return _decided("wait", "creator", "no_plan")
     if state.missing:
-        return Decision("repair", "now", f"{', '.join(state.missing)} is gone: the task runs to repair it")
+        return _decided("repair", "now", "missing", paths=", ".join(state.missing))
     if state.stale:
-        return Decision("repair", "now", f"{state.stale[0]}: the step is checked again, and repaired if broken")
+        return _decided("repair", "now", "stale", why=state.stale[0])
     if state.goal_after_plan:
-        return Decision("replan", "now", "the creator changed the goal after the plan was made")
+        return _decided("replan", "now", "goal_changed")
     if not state.open_steps:
-        return Decision("quiet", "event", "checklist complete")
+        return _decided("quiet", "event", "complete")
     if state.open_steps[0]:
-        return Decision("ask", "creator", "only a human checkpoint is next: the card opens without a model call")
-    return Decision("run", "now", "checklist work remains")
+        return _decided("ask", "creator", "checkpoint")
+    return _decided("run", "now", "work")
 
 
 async def read_state(conn: AsyncConnection, task_id: str) -> TaskState:

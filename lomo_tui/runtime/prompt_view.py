@@ -20,7 +20,7 @@ async def describe(runtime: Any, task_id: str | None) -> dict[str, Any]:
     async with runtime.db.read() as conn:
         rows = await fetch(conn, TASK, {"task_id": task_id})
         if not rows:
-            raise LomoError(f"no task {task_id!r}; `lomo task list` shows the tasks")
+            raise LomoError.said("cli_error.no_task", id=task_id)
         task = rows[0]
         context = TurnContext(runtime, task.id)
         await context.refresh(conn, task)

@@ -90,7 +90,8 @@ class Reactions:
         if after.action not in remedy.GOES_ON:
             return False
         await self.ledger.ensure_turn(conn, claim.task_id)
-        await self.ledger.set_task_status(conn, claim.task_id, "active", after.reason)
+        lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == claim.task_id))).scalar()
+        await self.ledger.set_task_status(conn, claim.task_id, "active", after.words(lang or "en"))
         return True
 
     # ---- a task finished -----------------------------------------------------------------------
@@ -116,9 +117,12 @@ class Reactions:
 
     # ---- a task stopped or archived -------------------------------------------------------------
     async def called_off(self, conn: AsyncConnection, task_id: str, reason: str) -> None:
-        """A stop is a stop however it is asked for: in-flight jobs cancelled (refunded), pending gates expired."""
-        await cancel_task_jobs(conn, task_id, reason)
-        await gates.expire_task_gates(conn, task_id, reason)
+        """A stop is a stop however it is asked for: in-flight jobs cancelled (refunded), pending gates expired.
+        REASON: "stopped" or "archived" (the gates keep it as a catalogue text), or free text."""
+        said = gates.CALLED_OFF.get(reason)
+        lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
+        await cancel_task_jobs(conn, task_id, said.text(lang) if said is not None else reason)
+        await gates.expire_task_gates(conn, task_id, said or reason)
 
     # ---- a job settled ----------------------------------------------------------------------------
     async def job_settled(self, conn: AsyncConnection, turn_id: str | None) -> bool:
@@ -148,8 +152,9 @@ class Reactions:
         else:
             await decision.record(conn, task_id, gate.turn_id, chosen, stage="gate_answered")
         if chosen.action == "quiet":
+            lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
             await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-                status="done", status_reason=chosen.reason, updated_at=clock.now()))
+                status="done", status_reason=chosen.words(lang), updated_at=clock.now()))
             await self.ledger.event(conn, "task_finished", task_id, reason=chosen.reason)
             await self.say_finished(conn, task_id)
         elif chosen.action == "ask":
@@ -205,7 +210,7 @@ class Reactions:
             status="stopped", status_reason=stopped, epoch=task.epoch + 1, updated_at=t))
         await conn.execute(insert(s.events).values(type="task_stop", at=t, task_id=gate.task_id,
                                                    data={"reason": stopped}))
-        await self.called_off(conn, gate.task_id, "the task was stopped")
+        await self.called_off(conn, gate.task_id, "stopped")
         return None
 
     async def deliver_choice(self, conn: AsyncConnection, gate: Any, approved: bool, by: str) -> str | None:

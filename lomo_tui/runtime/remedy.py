@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select, update
 
 from .. import clock
+from ..errors import Said
 from ..governance.gates import expire_gate
+from ..language import message
 from ..ledger import Ledger, ensure_turn
 from ..store import schema as s
 from ..tasks import checklist, evidence, goals, replan
@@ -149,7 +151,7 @@ async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, 
     for gate in (await conn.execute(select(s.gates).where(
             s.gates.c.task_id == task_id, s.gates.c.status == "pending"))).all():
         if (gate.scope or {}).get("checklist_item"):  # a review of work planned for the old goal
-            await expire_gate(conn, gate, "the goal changed", "the plan is rebuilt for the new goal first")
+            await expire_gate(conn, gate, Said("gate_expiry.goal_changed"), Said("gate_expiry.replanned"))
     state = await decision.read_state(conn, task_id)
     runs = task.kind == "persistent" and task.status not in ("paused", "stopped") and not task.archived
     if runs:
@@ -162,5 +164,7 @@ async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, 
     if runs and chosen.action in GOES_ON:  # (not planned yet: the next message plans for the new goal)
         await ensure_turn(conn, task_id)
         await conn.execute(update(s.tasks).where(s.tasks.c.id == task_id).values(
-            status="active", status_reason=f"the goal changed (v{version}): re-planning", updated_at=clock.now()))
-    return {"id": task_id, "version": version, "action": chosen.action, "reason": chosen.reason}
+            status="active", status_reason=message("status.replanning", task.language or "en", version=version),
+            updated_at=clock.now()))
+    return {"id": task_id, "version": version, "action": chosen.action, "reason": chosen.reason,
+            "said": chosen.said}  # the reason as catalogue text (the CLI words it for the creator)

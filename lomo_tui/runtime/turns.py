@@ -25,7 +25,7 @@ from ..store.engine import DiskFull, fetch
 from ..tasks import checklist, stopcheck, transition
 from ..tools.registry import Suspend, ToolContext, ToolError, plain_error, scrub_surrogates
 from ..workspace.errors import WorkspaceError
-from . import context, decision, remedy
+from . import context, decision, remedy, wording
 from ..base.bus import Notice
 from ..base.ids import call_key
 from ..ledger import Claim, StartedCall
@@ -84,10 +84,10 @@ class TurnRunner:
             raise  # not the turn's failure: the runtime parks it until the disk has room (runtime/space.py)
         except ModelError as exc:
             log.warning("turn %s: model error: %s", self.claim.turn_id, exc)
-            await self._fail(f"model error: {plain_error(str(exc), 'the model call failed', keep_detail=True)}")
+            await self._fail(await wording.failure_reason(self.rt.db, self.claim.task_id, exc))
             return "failed"
         except LomoError as exc:
-            await self._fail(plain_error(str(exc), "the turn could not go on", keep_detail=True))
+            await self._fail(await wording.failure_reason(self.rt.db, self.claim.task_id, exc))
             return "failed"
         except Exception:  # noqa: BLE001 — a defect fails this turn with a reason, never hangs it
             log.exception("turn %s failed unexpectedly", self.claim.turn_id)
@@ -190,7 +190,7 @@ class TurnRunner:
                 self.rt.after_commit_wake(self.claim.task_id)
                 return "completed"
             if self._steps >= MAX_STEPS:
-                raise LomoError(f"the turn reached {MAX_STEPS} steps without finishing; stopped to avoid spinning")
+                raise LomoError.said("cli_error.too_many_steps", n=MAX_STEPS)
             committed = await self._decide(step)
             if committed is None:
                 self._next_step = step

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from ..errors import LomoError
+from ..errors import LomoError, Said
 
 log = logging.getLogger("lomo.store")
 
@@ -51,13 +51,13 @@ def create_engine(url: str) -> AsyncEngine:
     try:
         parsed = make_url(url)
     except Exception as exc:  # noqa: BLE001 — any parse failure is a usage problem
-        raise LomoError(f"database URL {url!r} is not a SQLAlchemy URL ({exc})") from None
+        raise LomoError.said("db_error.bad_url", url=url, detail=str(exc)) from None
     if parsed.drivername.startswith("postgresql") and "+" not in parsed.drivername:
         parsed = parsed.set(drivername="postgresql+asyncpg")
     try:
         return create_async_engine(parsed, pool_pre_ping=True)
     except Exception as exc:  # noqa: BLE001 — a missing driver, say
-        raise LomoError(f"cannot use the database URL ({exc})") from None
+        raise LomoError.said("db_error.unusable_url", detail=str(exc)) from None
 
 
 class DiskFull(LomoError):
@@ -70,28 +70,26 @@ def explain_db_error(exc: BaseException, url: str) -> LomoError:
     msg = str(orig)
     if isinstance(orig, sqlite3.Error) or _is_sqlite(url):
         if "readonly" in msg or "read-only" in msg:
-            return LomoError(f"the database is read-only ({_where(url)}): check its permissions or pass --db")
+            return LomoError.said("db_error.read_only", where=_where(url))
         if "unable to open" in msg:
-            return LomoError(f"cannot open the database ({_where(url)}): check that the folder exists and is writable")
+            return LomoError.said("db_error.cannot_open", where=_where(url))
         if "locked" in msg:
-            return LomoError(f"the database is locked by another program ({_where(url)}); try again in a moment")
+            return LomoError.said("db_error.locked", where=_where(url))
         if "disk is full" in msg or "database is full" in msg or ("disk I/O error" in msg and _out_of_room(url)):
-            return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo "
-                            "goes on by itself")
+            return DiskFull.said("db_error.disk_full", where=_where(url))
         if "not a database" in msg:
-            return LomoError(f"{_where(url)} is not a Lomo database (not an SQLite file, or its header is damaged): "
-                             "pass another --db, or restore a backup")
+            return LomoError.said("db_error.not_lomo", where=_where(url))
         if "malformed" in msg or "corrupt" in msg:
-            return LomoError(f"the database file is damaged ({_where(url)}); restore a backup or pass another --db")
+            return LomoError.said("db_error.damaged", where=_where(url))
     elif isinstance(orig, (OSError, asyncio.TimeoutError)) or "Connect call failed" in msg:
         errno = getattr(orig, "errno", None)
-        reason = os.strerror(errno) if errno else getattr(orig, "strerror", None) or "no answer"
-        return LomoError(f"cannot reach the database server {_where(url)} ({reason.lower()}): check that it is "
-                         "running and that the URL is right")
+        reason = os.strerror(errno) if errno else getattr(orig, "strerror", None)
+        return LomoError.said("db_error.unreachable", where=_where(url),
+                              reason=reason.lower() if reason else Said("db_error.no_answer"))
     if "No space left" in msg or "could not extend file" in msg:
-        return DiskFull(f"disk full: the database ({_where(url)}) cannot grow; free some space and Lomo goes on by "
-                        "itself")
-    return LomoError(f"database error ({_where(url)}): {msg.splitlines()[0] if msg else type(exc).__name__}")
+        return DiskFull.said("db_error.disk_full", where=_where(url))
+    return LomoError.said("db_error.other", where=_where(url),
+                          detail=msg.splitlines()[0] if msg else type(exc).__name__)
 
 
 def _out_of_room(url: str, least: int = 1 << 20) -> bool:
@@ -127,8 +125,7 @@ def check_sqlite_file(path: Path) -> None:
         return  # empty: SQLite makes it a database
     where = str(path)
     if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        raise LomoError(f"{where} is not a Lomo database (not an SQLite file): pass another --db, or restore "
-                        "a backup")
+        raise LomoError.said("db_error.not_sqlite", where=where)
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(header[28:32], "big")
@@ -136,8 +133,7 @@ def check_sqlite_file(path: Path) -> None:
     wal = Path(f"{path}-wal")
     log_pending = wal.exists() and wal.stat().st_size > 0  # a checkpoint may still be growing the file
     if header_valid and pages and size < pages * page_size and not log_pending:
-        raise LomoError(f"the database file is damaged ({where}: truncated, {size} of {pages * page_size} bytes); "
-                        "restore a backup or pass another --db")
+        raise LomoError.said("db_error.truncated", where=where, size=size, expected=pages * page_size)
 
 
 def describe_database(url: str) -> str:
@@ -231,8 +227,7 @@ class Database:
             try:
                 await asyncio.wait_for(self._write_lock.acquire(), BUSY_TIMEOUT_MS / 1000)
             except asyncio.TimeoutError:
-                raise LomoError(f"the database stayed busy for {BUSY_TIMEOUT_MS // 1000} s ({_where(self.url)}); "
-                                "try again") from None
+                raise LomoError.said("db_error.busy", seconds=BUSY_TIMEOUT_MS // 1000, where=_where(self.url)) from None
         else:
             await self._write_lock.acquire()
         try:
@@ -490,7 +485,7 @@ def _sqlite_engine(url: str, busy_ms: int) -> Engine:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise LomoError(f"cannot create the database folder {path.parent}: {exc.strerror}") from None
+            raise LomoError.said("db_error.no_folder", path=str(path.parent), detail=exc.strerror) from None
     engine = sa_create_engine(parsed, poolclass=QueuePool, pool_size=8, max_overflow=-1,
                               connect_args={"timeout": 0, "check_same_thread": False})
 

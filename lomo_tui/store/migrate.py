@@ -81,9 +81,8 @@ def _one_revision(sync_conn: Any, db: Database, target: str, faults: Faults) -> 
         try:
             scripts.get_revision(current)
         except CommandError:
-            raise LomoError(f"the database {describe_database(db.url)} was written by a newer Lomo (schema "
-                            f"revision {current}; this Lomo knows up to {HEAD}): upgrade Lomo, or pass another "
-                            "--db") from None
+            raise LomoError.said("db_error.newer", where=describe_database(db.url), current=current,
+                                 head=HEAD) from None
     if current == wanted:
         return True
     path = list(scripts.iterate_revisions(wanted, current))  # newest first, down to just above CURRENT

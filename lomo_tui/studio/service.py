@@ -22,6 +22,7 @@ from sqlalchemy import insert, select, update
 
 from ..base.bus import Notice
 from ..base.ids import new_id
+from ..language import message
 from ..store import schema as s
 from ..tasks import evidence as steps_evidence
 from ..workspace.files import atomic_write, replace_if_unchanged
@@ -458,7 +459,8 @@ class Studio:
                 s.jobs.c.id == job.id, s.jobs.c.status == "cancelled",
                 s.jobs.c.cancel_state.in_(("requested", "unsupported"))).values(
                 cancel_state="kept_aside", event_seq=seq, updated_at=clock.now(),
-                error=f"{job.error or 'cancelled'}; its late result was kept aside in {rel} (not attached)"))
+                error=message("job.kept_aside", await _language(conn, job.task_id), error=job.error or "cancelled",
+                              path=rel)))
             if moved.rowcount:
                 def store() -> None:
                     path.parent.mkdir(parents=True, exist_ok=True)
@@ -513,6 +515,13 @@ async def refund_job(conn: Any, job_id: str, at: float) -> None:
         status="refunded", refunded_at=at))
 
 
+async def _language(conn: Any, task_id: str | None) -> str:
+    """The language of TASK_ID ("en" without one): a job's words are its task's."""
+    if task_id is None:
+        return "en"
+    return (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
+
+
 async def cancel_task_jobs(conn: Any, task_id: str, reason: str) -> list[str]:
     """Cancel TASK_ID's in-flight jobs in the caller's transaction (its stop or archive): each ends
     `cancelled` (conditional on the state read), its charge is refunded (nothing was delivered), event
@@ -520,9 +529,10 @@ async def cancel_task_jobs(conn: Any, task_id: str, reason: str) -> list[str]:
     t = clock.now()
     cancelled = []
     rows = (await conn.execute(select(s.jobs).where(s.jobs.c.task_id == task_id, s.jobs.c.status.in_(LIVE)))).all()
+    error = message("job.cancelled", await _language(conn, task_id), reason=reason) if rows else ""
     for job in rows:
         moved = await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id, s.jobs.c.status == job.status).values(
-            status="cancelled", cancel_state="requested", error=f"cancelled: {reason}", updated_at=t, finished_at=t))
+            status="cancelled", cancel_state="requested", error=error, updated_at=t, finished_at=t))
         if not moved.rowcount:
             continue
         await refund_job(conn, job.id, t)

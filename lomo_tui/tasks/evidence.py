@@ -383,8 +383,13 @@ async def complete_by_job(conn: AsyncConnection, root: Path, job: Any, item_id: 
     row = (await conn.execute(select(s.checklist.c.state).where(s.checklist.c.id == item_id))).first()
     if row is None or row.state not in checklist.OPEN:  # done already, or removed from the plan
         return Verdict(row is not None and row.state == "done", [src], [], [], verify.Promise(None))
-    return await complete_verified(conn, root, job.task_id, item_id, [src], evidence=f"made {path}",
+    made = message("evidence.made", await _language(conn, job.task_id), path=path)
+    return await complete_verified(conn, root, job.task_id, item_id, [src], evidence=made,
                                    turn_id=job.turn_id, claimed_by="studio")
+
+
+async def _language(conn: AsyncConnection, task_id: str) -> str:
+    return (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
 
 
 async def complete_by_answer(conn: AsyncConnection, gate: Any, item_id: str) -> bool:
@@ -393,8 +398,11 @@ async def complete_by_answer(conn: AsyncConnection, gate: Any, item_id: str) -> 
     src = Source("creator_answer", gate_id=gate.id, produced_at=answered, expires_at=answer_expiry(gate.scope, answered))
     verdict = Verdict(True, [src], [{"answer": gate.id, "by": gate.resolved_by}], [],
                       verify.Promise("answer"))
-    await accept(conn, gate.task_id, item_id, verdict,
-                 evidence=f"approved by {gate.resolved_by or 'the creator'}", turn_id=gate.turn_id)
+    lang = await _language(conn, gate.task_id)
+    by = gate.resolved_by or "creator"
+    said = message("evidence.approved_you", lang) if by.startswith("creator") else \
+        message("evidence.approved", lang, who=by)
+    await accept(conn, gate.task_id, item_id, verdict, evidence=said, turn_id=gate.turn_id)
     return True
 
 

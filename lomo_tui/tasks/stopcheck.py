@@ -166,7 +166,7 @@ async def stop_on_failure(conn: AsyncConnection, task: Any, failure: Failure, tr
                              {"label": words[5], "consequence": words[6]}],
                     scope={"failure": {"tool": failure.tool, "kind": failure.kind}, "task": task.id,
                            "description": message("gate.this_task", lang)},
-                    continues="other tasks")
+                    continues=message("gate.other_tasks", lang))
     await conn.execute(insert(s.events).values(type="task_failed", at=at, task_id=task.id,
                                                data={"reason": reason, "tool": failure.tool, "kind": failure.kind}))
     return Verdict("failed", reason)
@@ -196,8 +196,8 @@ async def one_shot_verdict(conn: AsyncConnection, task: Any, turn: Any) -> Verdi
         return Verdict("done")
     failures = await failures_since(conn, task.id, turn.created_at)
     if failures and all(f.kind == "declined" for f in failures):
-        return Verdict("idle", "the spend was declined; nothing was made")
-    error = next((f.error for f in reversed(failures) if f.error), "the generation failed")
+        return Verdict("idle", message("status.spend_declined", task.language))
+    error = next((f.error for f in reversed(failures) if f.error), message("status.generation_failed", task.language))
     await conn.execute(insert(s.events).values(type="task_failed", at=clock.now(), task_id=task.id,
                                                data={"reason": error}))
     return Verdict("failed", error)
@@ -210,10 +210,10 @@ async def decide(conn: AsyncConnection, task: Any, turn: Any, time_scale: float 
         return await one_shot_verdict(conn, task, turn)
     steps = await checklist.items(conn, task.id)
     if not steps:
-        return Verdict("idle", "waiting for the creator")
+        return Verdict("idle", message("status.waiting_creator", task.language))
     remaining = [i for i in steps if i.state in checklist.OPEN]
     if not remaining:
-        return Verdict("done", "checklist complete")
+        return Verdict("done", message("status.checklist_complete", task.language))
     failed = await failure_verdict(conn, task, turn, time_scale)
     if failed is not None:
         return failed

@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..errors import Said
 from ..governance.gates import open_gate
 from ..language import message
 from ..store import schema as s
@@ -154,8 +155,7 @@ def register(reg: Registry) -> None:
             if if_unanswered is not None and if_unanswered not in options:
                 raise ToolError(f"if_unanswered must be one of the options ({', '.join(options)})")
             deadline = clock.now() + float(deadline_minutes) * 60
-            scope.update(default=if_unanswered, on_expiry=f"went on with “{if_unanswered}”" if if_unanswered
-                         else "went on without an answer")
+            scope.update(default=if_unanswered)
         async with ctx.services.ledger.fenced(ctx.claim) as conn:
             lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == ctx.task_id))).scalar() or "en"
             if asked is None:  # the default Yes / No in the task's language
@@ -163,6 +163,10 @@ def register(reg: Registry) -> None:
                 if scope.get("default") in ("Yes", "No"):
                     scope["default"] = options[("Yes", "No").index(scope["default"])]
             scope["description"] = message("gate.next_step", lang)
+            if deadline is not None:  # what the card says happens when nobody answers in time (any language)
+                instead = (Said("gate_expiry.went_on_with", {"option": scope["default"]}) if scope.get("default")
+                           else Said("gate_expiry.went_on_without"))
+                scope.update(on_expiry=instead.text("en"), on_expiry_said=instead.stored())
             # one card per distinct question of a step: asking the same thing twice merges into one answer
             same = hashlib.sha1(f"{question}\n{asked}".encode()).hexdigest()[:12]
             gate = await open_gate(conn, task_id=ctx.task_id, kind="question", question=question, options=options,

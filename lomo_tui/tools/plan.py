@@ -5,6 +5,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..errors import Said
 from ..governance.budget import plan_allowance, spent_today, task_spend
 from ..governance.gates import expire_gate, open_gate
 from ..language import message
@@ -74,7 +75,7 @@ async def supersede_plan_gates(conn: Any, task_id: str, keep: str) -> None:
                                                      s.gates.c.status == "pending",
                                                      s.gates.c.dedupe_key != keep))).all()
     for row in rows:
-        await expire_gate(conn, row, "the plan was revised", "the revised plan was quoted again")
+        await expire_gate(conn, row, Said("gate_expiry.plan_revised"), Said("gate_expiry.plan_quoted"))
 
 
 def register(reg: Registry) -> None:
