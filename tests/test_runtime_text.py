@@ -148,3 +148,19 @@ def test_the_clis_report_lines_follow_the_locale(lomo: LomoEnv) -> None:
     none = lomo.run("gates", LANG="ja_JP.UTF-8")
     assert (none.returncode, none.stdout) == (0, "あなたの返事を待っている確認カードはありません。\n"), none.stderr
     assert lomo.run("gates").stdout == "No gates are waiting for you.\n"
+
+
+async def test_a_task_stopped_from_the_tui_says_why_in_its_language(lomo: LomoEnv) -> None:
+    """The TUI passed "stop by the creator" as the reason, stored in English on a Chinese task."""
+    from lomo_tui.cli.state import task_document
+    from lomo_tui.tui.session import Session
+
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("海报", goal="做一张海报", language="zh")
+        await Session(lomo.settings(), runtime=rt).control(task, "stop")
+        doc = await task_document(rt.db, task)
+    finally:
+        await rt.close()
+    assert doc["status"] == "stopped" and doc["status_reason"] == "已停止"

@@ -131,7 +131,7 @@ class Session:
                                                by="creator:tui:" + ("approve" if approve else "reject"))
 
     async def control(self, task_id: str, action: str) -> None:
-        await self.runtime.ledger.control(task_id, action, reason=f"{action} by the creator")
+        await self.runtime.ledger.control(task_id, action)  # the reason is worded in the task's language
         if action == "stop":
             await self.runtime.studio.settle_cancelled()  # the render stops now, not at the next reconcile
         if action == "resume":
@@ -214,7 +214,7 @@ class Session:
 
         ids = await controllable_tasks(self.db)
         for task_id in ids:
-            await self.runtime.ledger.control(task_id, "pause", reason="pause all by the creator")
+            await self.runtime.ledger.control(task_id, "pause")
         return len(ids)
 
     def switch_model(self, name: str) -> None:
