@@ -24,7 +24,7 @@ from .messages import LANGUAGES, message, template
 from .parsed import Carried, Parsed, parse
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, film_subject, is_regenerate, make_brief, make_checklist, shot_change, shot_named
-from .reference import Reference, find_reference
+from .reference import Reference, find_reference, series_size
 from .tables import KeywordTable, mentions, most_mentioned
 from .text import detect_language, file_name_variants, find_files, normalise
 
@@ -32,7 +32,7 @@ __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "Checklist
            "classify", "cue", "cue_table", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "film_subject", "is_regenerate", "shot_change", "shot_named",
            "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
-           "similarity", "subject_keywords", "subject_patterns", "subjects"]
+           "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
 
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG
 

@@ -436,6 +436,8 @@ def _courtesy(norm: str, lang: str) -> str | None:
     work, acknowledgements — with no instruction besides; None otherwise."""
     if not re.search(r"\w", norm):  # "👍", "!!", "…"
         return "thanks"
+    if _has(L.ACTS, "dislike", lang, norm):  # "i dont like the first one" praises nothing
+        return None
     kinds, rest = courtesy_kinds(norm, lang)
     warm = bool(kinds & {"thanks", "praise"})
     limit = _COURTESY_LEFTOVER if warm else _COURTESY_LEFTOVER_CHAT if "chat" in kinds else _COURTESY_LEFTOVER_COOL
@@ -569,6 +571,9 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     courtesy = _courtesy(norm, lang)  # "looks great, thanks!", "谢谢，辛苦了", "спасибо, супер"
     if courtesy:
         it.act = courtesy
+        return
+    if not making and _has(L.ACTS, "dislike", lang, norm) and not _question_lead(norm, lang):
+        it.act = "revise"  # "not a fan of the third one": a complaint about a piece asks for a change to it
         return
     greeting = find(L.ACTS, "greeting", lang, norm)
     if greeting and not norm[:greeting.start()].strip() and not mentions and not it.files \

@@ -127,6 +127,15 @@ ACTS: Table = {
                "re:(?<![а-я])(?:можешь|можете)(?:\\s+ли)?\\s+(?:ты\\s+|вы\\s+)?(?:делать|создавать|рисовать|"
                "генерировать)\\s+" + _KINDS_RU + "\\s*[?？]?\\s*$"),
     },
+    # Not liking a piece is not praise: "i dont like the first one", "不太喜欢第二张", "2枚目は好きじゃない",
+    # "вторая не нравится" ask for a change to it.
+    "dislike": {
+        "en": ("re:\\b(?:don'?t|do not|doesn'?t|didn'?t|not|never)\\s+(?:really\\s+|quite\\s+)?(?:like|love|dig)\\b",
+               "not a fan", "not feeling", "not happy with", "not great", "not right", "not quite right", "hate"),
+        "zh": ("不喜欢", "不太喜欢", "不满意", "不太满意", "不好看", "不太好看", "不对劲", "讨厌"),
+        "ja": ("好きじゃな", "好きではな", "気に入らな", "気に入ってな", "イマイチ", "いまいち", "微妙"),
+        "ru": ("не нравится", "не нравятся", "не очень нравится", "не то", "не так", "не зашл*"),
+    },
     "greeting": {
         "en": ("hi", "hello", "hey", "yo", "good morning", "good afternoon", "good evening", "howdy", "morning",
                "evening", "sup", "wassup", "whats up", "hey there", "hi there",
@@ -231,7 +240,7 @@ TOPICS: Table = {
     },
     "spend": {
         "en": ("spent", "spend", "spending", "cost me", "budget", "how much money", "costs today"),
-        "zh": ("花了", "花费", "费用", "预算", "多少钱", "开销", "消费"),
+        "zh": ("re:(?<![太很好挺真])花了", "花费", "费用", "预算", "多少钱", "开销", "消费"),  # 太花了: too busy
         "ja": ("使った", "費用", "予算", "いくら", "支出"),
         "ru": ("потрат*", "расход*", "бюджет*", "траты", "сколько стоил*", "израсход*"),
     },

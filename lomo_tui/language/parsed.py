@@ -40,8 +40,23 @@ def parse(text: str) -> Parsed:
     global PARSES
     PARSES += 1
     it = read(text)
-    return Parsed(text=text, language=it.language, reading=it, files=tuple(it.files),
-                  reference=find_reference(text, it.language), norm=normalise(text))
+    reference = find_reference(text, it.language)
+    _pointed(it, reference, text)
+    return Parsed(text=text, language=it.language, reading=it, files=tuple(it.files), reference=reference,
+                  norm=normalise(text))
+
+
+def _pointed(it: Intent, reference: Reference | None, text: str) -> None:
+    """A message that points at a piece of a series changes that piece: "lose the text on the second one",
+    "give the third one a sunset", "first one bigger text pls" read as a request (or nothing) on their words
+    alone; "его сделай чёрно-белым" names the piece before its verb. ("a second poster" points at nothing:
+    reference.find_reference.)"""
+    if reference is None or it.files:
+        return
+    if reference.kind != "recent" and it.act in ("one_shot", "other"):
+        it.act = "revise"
+    elif reference.kind == "recent" and it.act == "one_shot" and 0 <= reference.at and not text[:reference.at].strip():
+        it.act = "revise"
 
 
 def of(message: str | Parsed) -> Parsed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
@@ -15,10 +15,13 @@ Kind = Literal["nth", "last", "recent", "first_n", "last_n"]
 
 @dataclass(frozen=True)
 class Reference:
-    """A pointer into a series: the Nth piece (1-based), the last, the most recent, or the first/last N."""
+    """A pointer into a series: the Nth piece (1-based), the last, the most recent, or the first/last N.
+    AT: where its words start in the message (-1: unknown)."""
 
     kind: Kind
     n: int = 1
+    at: int = field(default=-1, compare=False)
+    media: str | None = field(default=None, compare=False)  # the kind of piece its counter counts (2枚目: image)
 
     def pick(self, series: Sequence[str], recent: Sequence[str] = ()) -> list[str]:
         """The pieces of SERIES (in series order) this reference names; RECENT: pieces newest first.
@@ -40,8 +43,18 @@ def _data() -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+_KATAKANA = "ァ-ヺー"
+
+
+def _word(word: str) -> str:
+    """WORD as a pattern; a katakana word does not match inside a longer one (ラスト is not in イラスト)."""
+    if all("ァ" <= ch <= "ヺ" or ch == "ー" for ch in word):
+        return f"(?<![{_KATAKANA}]){re.escape(word)}(?![{_KATAKANA}])"
+    return re.escape(word)
+
+
 def _words(words: Sequence[str], spaced: bool) -> str:
-    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    alternation = "|".join(_word(w) for w in sorted(words, key=len, reverse=True))
     return rf"(?<!\w)(?:{alternation})(?!\w)" if spaced else f"(?:{alternation})"
 
 
@@ -75,14 +88,43 @@ def _matchers(lang: str) -> tuple[tuple[re.Pattern[str], Callable[[re.Match[str]
     return tuple(out)
 
 
+@cache
+def _not_after(lang: str) -> re.Pattern[str] | None:
+    words = (_data().get(lang) or {}).get("not_after") or ()
+    alternation = "|".join(w[3:] if w.startswith("re:") else rf"(?<!\w){re.escape(w)}\s+" for w in words)
+    return re.compile(f"(?:{alternation})$") if words else None
+
+
 def find_reference(text: str, lang: str) -> Reference | None:
-    """The piece (or pieces) TEXT points at, by the words of LANG (else English); None when it names none."""
+    """The piece (or pieces) TEXT points at, by the words of LANG (else English); None when it names none.
+    A position after `not_after` words ("a second poster") is another piece, not a reference."""
     folded = text.lower().replace("ё", "е")
     for language in dict.fromkeys((lang, "en")):
+        indefinite = _not_after(language)
         for pattern, build in _matchers(language):
-            match = pattern.search(folded)
-            if match:
+            for match in pattern.finditer(folded):
+                if indefinite is not None and indefinite.search(folded[:match.start()]):
+                    continue
                 found = build(match)
                 if found is not None:
-                    return found
+                    counted = folded[match.start():match.end() + 1]  # 第三首: the counter may follow the match
+                    return replace(found, at=match.start(), media=_counted(language, counted))
     return None
+
+
+def _counted(lang: str, words: str) -> str | None:
+    counters: dict[str, str] = (_data().get(lang) or {}).get("counters") or {}
+    return next((media for counter, media in counters.items() if counter in words), None)
+
+
+def series_size(text: str, lang: str, count: int | None = None) -> int | None:
+    """How many pieces a goal asks for: COUNT (the reading's) or the first number word in TEXT ("Three 30s
+    audiograms" → 3; a number in digits may be a length, so only words count)."""
+    if count:
+        return count
+    numerals: dict[str, int] = _data()["numerals"].get(lang, {})
+    spaced = bool((_data().get(lang) or {}).get("spaced", True))
+    if not numerals:
+        return None
+    match = re.search(_words(list(numerals), spaced), text.lower())
+    return numerals[match.group(0)] if match else None

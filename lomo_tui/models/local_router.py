@@ -36,6 +36,7 @@ from ..language import (
     classify,
     detect_language,
     film_subject,
+    find_reference,
     is_generic,
     keywords,
     make_brief,
@@ -44,6 +45,7 @@ from ..language import (
     parse,
     phrase,
     scorer,
+    series_size,
     similarity,
     subject_patterns,
 )
@@ -403,6 +405,9 @@ def route(request: ModelRequest) -> ModelReply:
     words, media = _content(text)
     media |= {intent.media} if intent.media else set()
     _score(cands, words, media, names(text), text)
+    in_view = len(cands)
+    cands = _series_fit(cands, message.reference, intent)
+    series = cands[0] if len(cands) == 1 < in_view else None  # the one task the position can point into
     mentions = hints.get("mentions") or {}
 
     edit = _cue(_EDIT, lang, text)
@@ -451,6 +456,8 @@ def route(request: ModelRequest) -> ModelReply:
         if target is not None:
             return _send(target)
 
+    if series is not None and intent.act not in ("one_shot", "goal") and "send_to_task" in tools:
+        return _send(series)  # "swap the font on the last one": only one task has a series to point into
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
     # "then…"/"next:" brings in the next item; a file to make that no task was asked for is a new piece
     sequence = intent.act in ("one_shot", "goal") and (_cue(_SEQUENCE, lang, text) or intent.output in outputs)
@@ -528,8 +535,21 @@ def _next_item(intent: Any, text: str) -> Any:
     lead = re.match(_SEQUENCE.get(intent.language, _SEQUENCE["en"]), normalise(text))
     if lead is None or not text[lead.end():].strip() or len(normalise(text)) != len(text):
         return intent
-    rest = classify(text[lead.end():])
-    return rest if rest.act in ("one_shot", "goal") else intent
+    tail = text[lead.end():]
+    rest = classify(tail)
+    if rest.act in ("one_shot", "goal"):
+        return rest
+    if rest.act == "other" and not rest.refers_back and find_reference(tail, rest.language) is None \
+            and not _DEFINITE_LEAD.match(normalise(tail)):
+        # "次：友達の結婚式のウェルカムボード": after "next:" a thing named without a verb is the next piece to make
+        rest.act, rest.media = "one_shot", rest.media or "image"
+        rest.subject = rest.subject or tail.strip(" :：-—")
+        rest.title = rest.title or rest.subject
+        return rest
+    return intent
+
+
+_DEFINITE_LEAD = re.compile(r"\s*(?:the|this|that|these|those|our|my)\b")  # "next: the menu" is the kit's menu
 
 
 def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
@@ -725,6 +745,42 @@ def _strong(c: Candidate, text: str) -> bool:
     whole title, the deliverable it makes, or more than one distinctive word."""
     return c.file_match or c.memory > 0 or bool(c.kind_match) or _titled(c.title, normalise(text)) \
         or c.distinct >= 1.5
+
+
+PIECE_MEDIA = frozenset({"image", "video", "audio", "3d"})
+SHOWN_FILES = 4  # the task index shows at most this many files per task (router.index.FILES_PER_TASK)
+
+
+def _pieces(c: Candidate, media: str | None = None) -> int:
+    """How many pieces (pictures, clips, sounds, models; of MEDIA only, if given) the task is known to have made
+    (at most the index's SHOWN_FILES)."""
+    kinds = {media} if media else PIECE_MEDIA
+    return sum(1 for f in c.files if _EXT_MEDIA.get(f.rsplit(".", 1)[-1].lower()) in kinds)
+
+
+def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Candidate]:
+    """"The second one", "最后一张", "первые две" point into a series: only a task with that many pieces can be
+    meant, so a single tea box is no candidate for "the 2nd one needs more contrast" beside a set of four
+    posters. Unchanged when the message makes something new, points at no position, or no task has enough."""
+    if reference is None or reference.kind == "recent" or intent.act in ("one_shot", "goal"):
+        return cands
+    # "the first one" and "the last one" speak of a series too: at least two pieces
+    need = min(max(reference.n if reference.kind in ("nth", "first_n", "last_n") else 2, 2), SHOWN_FILES)
+    # ruled out: a task known to have fewer pieces (of the kind the counter counts: 1本目 is a clip) than its
+    # goal plans and the position needs — not one that makes what the message names ("the first audiogram"),
+    # nor one with no piece yet (its plan is what "the first one" points into)
+    def fits(c: Candidate) -> bool:
+        made = _pieces(c)
+        planned = series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0
+        if c.kind_match:
+            return True
+        if made == 0:  # nothing made yet: its plan is what the position points into (a one-shot makes one)
+            return c.kind != "lightweight" or planned >= need
+        if reference.media and _pieces(c, reference.media) == 0:
+            return False
+        return made >= need or planned >= need
+    fit = [c for c in cands if fits(c)]
+    return fit or cands
 
 
 def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any], intent: Any, text: str,
