@@ -606,11 +606,16 @@ TRACE: list[dict[str, Any]] | None = None  # bench/fit_router.py collects every 
 
 
 def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float],
-             hand: Candidate | None, just: Candidate | None) -> dict[str, float]:
+             hand: Candidate | None, just: Candidate | None, tied: list[Candidate] | None = None) -> dict[str, float]:
     """What the router computes about candidate C for this message, as numbers: its evidence and its lead over
     the others, how it was named (file, route memory, whole title, deliverable), how recent it is, how close the
-    message is to its goal, what the hand-set rule (_clear_best) says, and the message's cues."""
+    message is to its goal, what the hand-set rules say (_clear_best's pick, _tied's close candidates), and the
+    message's cues."""
     others = [o for o in cands if o is not c]
+    ranked = _by_evidence(cands)
+    top = ranked[0] if ranked and ranked[0].evidence > 0 else None
+    tied = _tied(cands) if tied is None else tied
+    now = _now(hints)
     top_e = max((o.evidence for o in others), default=0.0)
     top_d = max((o.distinct for o in others), default=0.0)
     target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
@@ -628,6 +633,12 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
         "most_recent": float(c.recency == 0),
         "duplicate": similarity(text, target) if c.evidence > 0 else 0.0,
         "hand": float(hand is c),
+        "top": float(top is c),
+        "tied": float(c in tied),
+        "strong": float(_strong(c, text)),
+        "rivals": float(min(3, sum(1 for o in others if o.distinct > 0))),
+        "old": float(c.recency is None),
+        "stale": float(now is not None and now - c.updated_at > 24 * 3600),
     }
     x.update({f"cue_{k}": v for k, v in cues.items()})
     return {k: round(v, 4) for k, v in x.items()}  # sums over sets: the same to 4 places in every process
@@ -646,11 +657,16 @@ def _rate(cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[s
         return
     hand = _clear_best(cands)
     just = _just_now(cands, hints)
+    tied = _tied(cands)
     rows = []
     for c in cands:
-        c.features = features(c, cands, text, hints, cues, hand, just)
-        c.fit = scorer.probability(ATTACH, c.features) if fitted and c.evidence > 0 and c.distinct > 0 else 0.0
+        c.features = features(c, cands, text, hints, cues, hand, just, tied)
+        c.fit = 0.0
         rows.append({"id": c.id, **c.features})
+    rated = [c for c in cands if c.evidence > 0 and c.distinct > 0]  # the candidates the model was fitted on
+    if fitted and rated:
+        for c, p in zip(rated, scorer.choice(scorer.models()[ATTACH], [c.features for c in rated])):
+            c.fit = p
     if TRACE is not None:
         TRACE.append({"text": text, "candidates": rows})
 
