@@ -13,7 +13,7 @@ calls, against what the hand-set rule (_clear_best, the rows' "hand") did there:
 It is an estimate for choosing a configuration; bench/routing_eval.py on every half is the judge.
 
     python bench/judge_router.py                 # every mode, leave-one-half-out
-    python bench/judge_router.py --mode rank     # one mode
+    python bench/judge_router.py --mode rank-add # one mode: the ranking, where the hand-set rule finds none
 """
 from __future__ import annotations
 
@@ -91,12 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", action="append", help="add, True (the logistic model alone), rank, rank-add, rank-swap, logistic-swap")
     parser.add_argument("--threshold", type=float, default=0.5)
-    parser.add_argument("--all-features", action="store_true", help="every collected feature, not FEATURES")
+    parser.add_argument("--base-features", action="store_true", help="FEATURES only, not ATTACH_FEATURES")
     parser.add_argument("--l2", type=float, default=fit_router.L2["attach"])
     args = parser.parse_args(argv)
     rows = fit_router.read_rows()
     wants = _wants_followup()
-    modes = args.mode or ["add", "True", "rank", "rank-add"]
+    modes = args.mode or ["add", "True", "rank", "rank-add", "rank-swap"]
     for mode in modes:
         total = defaultdict(int)
         print(f"== {mode} (threshold {args.threshold}) ==")
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             test = groups([r for r in rows if r.get("half") == half])
             kind = "rank" if mode.startswith("rank") else "logistic"
             model = {**fit_router.fit_attach(
-                train, kind, fit_router.COLLECTED if args.all_features else fit_router.FEATURES, args.l2), "threshold": args.threshold}
+                train, kind, fit_router.FEATURES if args.base_features else fit_router.ATTACH_FEATURES, args.l2), "threshold": args.threshold}
             t = replay(model, test, mode.split("-")[-1] if "-" in mode else "add" if mode == "add" else "full", wants)
             for k, v in t.items():
                 total[k] += v

@@ -606,14 +606,14 @@ TRACE: list[dict[str, Any]] | None = None  # bench/fit_router.py collects every 
 
 
 def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float],
-             hand: Candidate | None, just: Candidate | None, tied: list[Candidate] | None = None) -> dict[str, float]:
+             hand: Candidate | None, just: Candidate | None, tied: list[Candidate] | None = None,
+             top: Candidate | None = None) -> dict[str, float]:
     """What the router computes about candidate C for this message, as numbers: its evidence and its lead over
     the others, how it was named (file, route memory, whole title, deliverable), how recent it is, how close the
     message is to its goal, what the hand-set rules say (_clear_best's pick, _tied's close candidates), and the
     message's cues."""
     others = [o for o in cands if o is not c]
-    ranked = _by_evidence(cands)
-    top = ranked[0] if ranked and ranked[0].evidence > 0 else None
+    top = top or _top(cands)
     tied = _tied(cands) if tied is None else tied
     now = _now(hints)
     top_e = max((o.evidence for o in others), default=0.0)
@@ -644,6 +644,11 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
     return {k: round(v, 4) for k, v in x.items()}  # sums over sets: the same to 4 places in every process
 
 
+def _top(cands: list[Candidate]) -> Candidate | None:
+    ranked = _by_evidence(cands)
+    return ranked[0] if ranked and ranked[0].evidence > 0 else None
+
+
 def _attach_fitted() -> bool:
     """Does the fitted attach model decide (the shipped weights say "use"), or the hand-set rule (_clear_best)?"""
     return bool(scorer.used(ATTACH))
@@ -656,14 +661,17 @@ def _rate(cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[s
     if TRACE is None and not fitted:
         return
     hand = _clear_best(cands)
+    if TRACE is None and hand is not None and scorer.used(ATTACH) == "add":
+        return  # the hand-set rule's candidate stands: the model is not asked
     just = _just_now(cands, hints)
     tied = _tied(cands)
+    top = _top(cands)
     rows = []
-    for c in cands:
-        c.features = features(c, cands, text, hints, cues, hand, just, tied)
+    rated = [c for c in cands if c.evidence > 0 and c.distinct > 0]  # the candidates the model was fitted on
+    for c in cands if TRACE is not None else rated:
+        c.features = features(c, cands, text, hints, cues, hand, just, tied, top)
         c.fit = 0.0
         rows.append({"id": c.id, **c.features})
-    rated = [c for c in cands if c.evidence > 0 and c.distinct > 0]  # the candidates the model was fitted on
     if fitted and rated:
         for c, p in zip(rated, scorer.choice(scorer.models()[ATTACH], [c.features for c in rated])):
             c.fit = p
