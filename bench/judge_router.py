@@ -89,7 +89,8 @@ def replay(model: dict[str, Any], grouped: dict[tuple[str, int], list[dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", action="append", help="add, True (the logistic model alone), rank, rank-add, rank-swap, logistic-swap")
+    parser.add_argument("--mode", action="append",
+                        help="add, True (the logistic model alone), rank, rank-add, rank-swap, logistic-swap")
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--base-features", action="store_true", help="FEATURES only, not ATTACH_FEATURES")
     parser.add_argument("--l2", type=float, default=fit_router.L2["attach"])
@@ -104,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             train = [r for r in rows if r.get("half") != half and r["model"] == "attach"]
             test = groups([r for r in rows if r.get("half") == half])
             kind = "rank" if mode.startswith("rank") else "logistic"
-            model = {**fit_router.fit_attach(
-                train, kind, fit_router.FEATURES if args.base_features else fit_router.ATTACH_FEATURES, args.l2), "threshold": args.threshold}
+            features = fit_router.FEATURES if args.base_features else fit_router.ATTACH_FEATURES
+            model = {**fit_router.fit_attach(train, kind, features, args.l2), "threshold": args.threshold}
             t = replay(model, test, mode.split("-")[-1] if "-" in mode else "add" if mode == "add" else "full", wants)
             for k, v in t.items():
                 total[k] += v

@@ -600,7 +600,10 @@ def _clear_best(cands: list[Candidate]) -> Candidate | None:
     return None
 
 
-# ---- the fitted scorer (language/router_weights.json, fitted by bench/fit_router.py on the dev turns) ----------
+# ---- the fitted scorer (language/router_weights.json, fitted by bench/fit_router.py) ---------------------------
+# Fitted on the labelled turns of the opened halves of tests/data/routing/. A phrasing that goes to the wrong
+# task (or to none) where the hand-set rule finds no clear candidate is fixed by data: add labelled turns to
+# tests/data/routing/dev.jsonl, run bench/fit_router.py, judge with bench/routing_eval.py on every half.
 ATTACH = "attach"  # P(this candidate is the task the message is for), over the features below
 TRACE: list[dict[str, Any]] | None = None  # bench/fit_router.py collects every routing call's features here
 
