@@ -644,7 +644,13 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
         "stale": float(now is not None and now - c.updated_at > 24 * 3600),
     }
     x.update({f"cue_{k}": v for k, v in cues.items()})
-    return {k: round(v, 4) for k, v in x.items()}  # sums over sets: the same to 4 places in every process
+    return {k: _places(v) for k, v in x.items()}
+
+
+def _places(v: float) -> float:
+    """V to 4 places, the same in every process: sums over sets differ in the last bits with the hash seed, so
+    they are first rounded to 9 places (0.15625 ± 1 ulp is 0.15625, then 0.1562 in every run)."""
+    return round(round(v, 9), 4)
 
 
 def _top(cands: list[Candidate]) -> Candidate | None:
@@ -725,7 +731,7 @@ def _duplicates(cands: list[Candidate], text: str, act: str = "goal") -> list[tu
             continue
         target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
         value = similarity(text, target)
-        seen.append({"id": c.id, "similarity": round(value, 4)})
+        seen.append({"id": c.id, "similarity": _places(value)})
         if value >= cut:
             found.append((c, value))
     if TRACE is not None:
