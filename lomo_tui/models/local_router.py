@@ -52,6 +52,8 @@ QUESTION_ACTS = ("question", "status")
 CONTROL_ACTS = ("continue", "stop", "pause", "resume", "forget", "delete")
 REFERENCE_ACTS = ("revise",) + CONTROL_ACTS
 JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
+STALE = 25 * 3600  # seconds untouched: a stale task (a feature of the fitted scorer; clear of a whole day, so a
+# task seeded a day old reads the same however long a run takes)
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
 TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
@@ -641,7 +643,7 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
         "strong": float(_strong(c, text)),
         "rivals": float(min(3, sum(1 for o in others if o.distinct > 0))),
         "old": float(c.recency is None),
-        "stale": float(now is not None and now - c.updated_at > 24 * 3600),
+        "stale": float(now is not None and now - c.updated_at > STALE),
     }
     x.update({f"cue_{k}": v for k, v in cues.items()})
     return {k: _places(v) for k, v in x.items()}
