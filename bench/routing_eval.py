@@ -105,6 +105,7 @@ class TurnResult:
     gold: str = ""
     seconds: float = 0.0
     existing: bool = False  # the message went to a task that existed before this turn
+    task_id: str | None = None  # the id of the task that got the message
 
     def row(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -233,7 +234,7 @@ async def run_conversation(conv: dict[str, Any], model: str, root: Path,
             result = TurnResult(conv["conv"], conv["split"], n, turn["text"], turn["accept"], turn.get("tags", []),
                                 route, state.keys.get(task_id or "", task_id), reason, direct, ok,
                                 route if ok else routes[0], time.perf_counter() - t0,
-                                existing=route == "followup")
+                                existing=route == "followup", task_id=task_id)
             results.append(result)
             if observe is not None:
                 # the task the message is for: a follow-up's, or the one a card about that task is answered with

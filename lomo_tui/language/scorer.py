@@ -1,11 +1,17 @@
-"""Fitted scorers of the offline router (data, `router_weights.json`): logistic models whose weights
-`bench/fit_router.py` fits on the labelled dev turns (tests/data/routing/dev.jsonl) only.
+"""Fitted scorers of the offline router (data, `router_weights.json`), fitted by `bench/fit_router.py` on the
+labelled turns of every opened half of tests/data/routing/ (dev.jsonl and the held-out halves opened turn by
+turn; never the still-blind ones).
 
-A model is {"features": [names], "weights": [w], "bias": b, "threshold": t, "use": …}; `probability(name, x)`
-is σ(b + Σ wᵢ·xᵢ) over the feature values X (missing ones count 0), `decide(name, x)` is probability ≥ t.
-`use` says whether the router decides by the model (false: by the hand-set rule it was fitted to replace,
-kept where the model did worse on the held-out halves). A new phrasing is fixed by adding labelled turns
-and refitting, not by a branch.
+A model is {"features": [names], "weights": [w], "bias": b, "threshold": t, "use": …, "kind"?}; its logit for
+feature values X is b + Σ wᵢ·xᵢ (missing features count 0). A logistic model gives σ(logit) per row
+(`probability`, `decide`); a "rank" model (`choice`) a softmax over one routing call's candidates and "none of
+these" (score 0). `use` says whether the router decides by the model: False (the hand-set rule it was fitted
+to replace decides), True (the model alone) or "add" (the hand-set rule's choice, and where it finds none, the
+model's) — whichever was not worse on any half (bench/routing_eval.py).
+
+To fix a phrasing by data, not a branch: add the labelled turn to tests/data/routing/dev.jsonl, run
+`python bench/fit_router.py` (collects the rows, refits these weights), then `python bench/routing_eval.py`
+(every half must stay as good) and `python bench/judge_router.py` (leave one half out).
 """
 from __future__ import annotations
 
@@ -34,6 +40,18 @@ def logit(model: Mapping[str, Any], x: Mapping[str, float]) -> float:
 def probability(name: str, x: Mapping[str, float]) -> float:
     z = logit(models()[name], x)
     return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+
+
+def choice(model: Mapping[str, Any], xs: list[Mapping[str, float]]) -> list[float]:
+    """Each candidate's probability of being the one meant, over the candidates' feature values XS: a "rank"
+    model's softmax over them and "none of these" (score 0), else each one's own logistic probability."""
+    zs = [logit(model, x) for x in xs]
+    if model.get("kind") == "rank":
+        top = max(zs + [0.0])
+        es = [math.exp(z - top) for z in zs]
+        total = sum(es) + math.exp(-top)
+        return [e / total for e in es]
+    return [1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0 for z in zs]
 
 
 def cut(name: str, feature: str) -> float:

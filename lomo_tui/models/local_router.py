@@ -55,6 +55,8 @@ QUESTION_ACTS = ("question", "status")
 CONTROL_ACTS = ("continue", "stop", "pause", "resume", "forget", "delete")
 REFERENCE_ACTS = ("revise",) + CONTROL_ACTS
 JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
+STALE = 25 * 3600  # seconds untouched: a stale task (a feature of the fitted scorer; clear of a whole day, so a
+# task seeded a day old reads the same however long a run takes)
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
 TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
@@ -624,17 +626,25 @@ def _clear_best(cands: list[Candidate]) -> Candidate | None:
     return None
 
 
-# ---- the fitted scorer (language/router_weights.json, fitted by bench/fit_router.py on the dev turns) ----------
+# ---- the fitted scorer (language/router_weights.json, fitted by bench/fit_router.py) ---------------------------
+# Fitted on the labelled turns of the opened halves of tests/data/routing/. A phrasing that goes to the wrong
+# task (or to none) where the hand-set rule finds no clear candidate is fixed by data: add labelled turns to
+# tests/data/routing/dev.jsonl, run bench/fit_router.py, judge with bench/routing_eval.py on every half.
 ATTACH = "attach"  # P(this candidate is the task the message is for), over the features below
 TRACE: list[dict[str, Any]] | None = None  # bench/fit_router.py collects every routing call's features here
 
 
 def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[str, float],
-             hand: Candidate | None, just: Candidate | None) -> dict[str, float]:
+             hand: Candidate | None, just: Candidate | None, tied: list[Candidate] | None = None,
+             top: Candidate | None = None) -> dict[str, float]:
     """What the router computes about candidate C for this message, as numbers: its evidence and its lead over
     the others, how it was named (file, route memory, whole title, deliverable), how recent it is, how close the
-    message is to its goal, what the hand-set rule (_clear_best) says, and the message's cues."""
+    message is to its goal, what the hand-set rules say (_clear_best's pick, _tied's close candidates), and the
+    message's cues."""
     others = [o for o in cands if o is not c]
+    top = top or _top(cands)
+    tied = _tied(cands) if tied is None else tied
+    now = _now(hints)
     top_e = max((o.evidence for o in others), default=0.0)
     top_d = max((o.distinct for o in others), default=0.0)
     target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
@@ -652,9 +662,26 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
         "most_recent": float(c.recency == 0),
         "duplicate": similarity(text, target) if c.evidence > 0 else 0.0,
         "hand": float(hand is c),
+        "top": float(top is c),
+        "tied": float(c in tied),
+        "strong": float(_strong(c, text)),
+        "rivals": float(min(3, sum(1 for o in others if o.distinct > 0))),
+        "old": float(c.recency is None),
+        "stale": float(now is not None and now - c.updated_at > STALE),
     }
     x.update({f"cue_{k}": v for k, v in cues.items()})
-    return {k: round(v, 4) for k, v in x.items()}  # sums over sets: the same to 4 places in every process
+    return {k: _places(v) for k, v in x.items()}
+
+
+def _places(v: float) -> float:
+    """V to 4 places, the same in every process: sums over sets differ in the last bits with the hash seed, so
+    they are first rounded to 9 places (0.15625 ± 1 ulp is 0.15625, then 0.1562 in every run)."""
+    return round(round(v, 9), 4)
+
+
+def _top(cands: list[Candidate]) -> Candidate | None:
+    ranked = _by_evidence(cands)
+    return ranked[0] if ranked and ranked[0].evidence > 0 else None
 
 
 def _attach_fitted() -> bool:
@@ -669,12 +696,20 @@ def _rate(cands: list[Candidate], text: str, hints: dict[str, Any], cues: dict[s
     if TRACE is None and not fitted:
         return
     hand = _clear_best(cands)
+    if TRACE is None and hand is not None and scorer.used(ATTACH) == "add":
+        return  # the hand-set rule's candidate stands: the model is not asked
     just = _just_now(cands, hints)
+    tied = _tied(cands)
+    top = _top(cands)
     rows = []
-    for c in cands:
-        c.features = features(c, cands, text, hints, cues, hand, just)
-        c.fit = scorer.probability(ATTACH, c.features) if fitted and c.evidence > 0 and c.distinct > 0 else 0.0
+    rated = [c for c in cands if c.evidence > 0 and c.distinct > 0]  # the candidates the model was fitted on
+    for c in cands if TRACE is not None else rated:
+        c.features = features(c, cands, text, hints, cues, hand, just, tied, top)
+        c.fit = 0.0
         rows.append({"id": c.id, **c.features})
+    if fitted and rated:
+        for c, p in zip(rated, scorer.choice(scorer.models()[ATTACH], [c.features for c in rated])):
+            c.fit = p
     if TRACE is not None:
         TRACE.append({"text": text, "candidates": rows})
 
@@ -722,7 +757,7 @@ def _duplicates(cands: list[Candidate], text: str, act: str = "goal") -> list[tu
             continue
         target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
         value = similarity(text, target)
-        seen.append({"id": c.id, "similarity": round(value, 4)})
+        seen.append({"id": c.id, "similarity": _places(value)})
         if value >= cut:
             found.append((c, value))
     if TRACE is not None:

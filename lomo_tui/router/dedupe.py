@@ -23,7 +23,7 @@ THRESHOLD = 0.45  # the hand-set cut, where the fitted one is not used (duplicat
 
 def duplicate_cut() -> float:
     """The similarity at or above which a new goal probably repeats an existing task: the cut fitted on the
-    labelled dev turns (language/router_weights.json "duplicate", bench/fit_router.py) where the weights say to
+    labelled routing turns (language/router_weights.json "duplicate", bench/fit_router.py) where the weights say to
     use it, else the hand-set THRESHOLD — the same cut the offline router uses."""
     return scorer.cut("duplicate", "similarity") if scorer.used("duplicate") else THRESHOLD
 MAX_CANDIDATES = 3
