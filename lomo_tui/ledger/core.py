@@ -24,7 +24,7 @@ from ..store import schema as s
 from ..store.engine import Database, fetch, run
 from ..router.index import refresh_search_text
 from ..tasks import goals
-from ..workspace.scope import tasks_of
+from ..workspace.scope import belongs_to, tasks_of
 from ..base.ids import call_key, new_id
 
 if TYPE_CHECKING:
@@ -589,7 +589,7 @@ class Ledger:
     # ---- queries the scheduler uses -------------------------------------------------------------
     def serves(self, task_workspace: str | None) -> bool:
         """Whether this ledger's process runs a task whose `workspace_id` is TASK_WORKSPACE."""
-        return self.workspace_id is None or task_workspace is None or task_workspace == self.workspace_id
+        return belongs_to(self.workspace_id, task_workspace)
 
     def _here(self) -> Any:
         return tasks_of(self.workspace_id)

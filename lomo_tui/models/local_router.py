@@ -542,7 +542,7 @@ def _next_item(intent: Any, text: str) -> Any:
     if rest.act in ("one_shot", "goal"):
         return rest
     if rest.act == "other" and not rest.refers_back and find_reference(tail, rest.language) is None \
-            and not _DEFINITE_LEAD.match(normalise(tail)):
+            and not re.match(r"\s*(?:%s)" % _REFERENCE.get(rest.language, _REFERENCE["en"]), normalise(tail)):
         # "次：友達の結婚式のウェルカムボード": after "next:" a thing named without a verb is the next piece to make
         rest.act, rest.media = "one_shot", rest.media or "image"
         rest.subject = rest.subject or tail.strip(" :：-—")
@@ -550,8 +550,6 @@ def _next_item(intent: Any, text: str) -> Any:
         return rest
     return intent
 
-
-_DEFINITE_LEAD = re.compile(r"\s*(?:the|this|that|these|those|our|my)\b")  # "next: the menu" is the kit's menu
 
 
 def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
@@ -806,14 +804,11 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
     # nor one with no piece yet (its plan is what "the first one" points into)
     def fits(c: Candidate) -> bool:
         made = _pieces(c)
-        planned = series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0
-        if c.kind_match:
-            return True
-        if made == 0:  # nothing made yet: its plan is what the position points into (a one-shot makes one)
-            return c.kind != "lightweight" or planned >= need
-        if reference.media and _pieces(c, reference.media) == 0:
+        if c.kind_match or (made == 0 and c.kind != "lightweight"):
+            return True  # nothing made yet: its plan is what the position points into (a one-shot makes one)
+        if made and reference.media and _pieces(c, reference.media) == 0:
             return False
-        return made >= need or planned >= need
+        return made >= need or (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
     fit = [c for c in cands if fits(c)]
     return fit or cands
 

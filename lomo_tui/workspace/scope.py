@@ -44,7 +44,11 @@ def tasks_here(column: Any = None) -> Any:
     return tasks_of(SERVING.get(), column)
 
 
-def belongs_here(task_workspace: str | None) -> bool:
-    """Whether a task whose `workspace_id` is TASK_WORKSPACE belongs to the workspace served."""
-    workspace_id = SERVING.get()
+def belongs_to(workspace_id: str | None, task_workspace: str | None) -> bool:
+    """Whether a task whose `workspace_id` is TASK_WORKSPACE belongs to WORKSPACE_ID (`tasks_of`, for one row)."""
     return workspace_id is None or task_workspace is None or task_workspace == workspace_id
+
+
+def belongs_here(task_workspace: str | None) -> bool:
+    """`belongs_to` the workspace served."""
+    return belongs_to(SERVING.get(), task_workspace)
