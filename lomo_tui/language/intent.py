@@ -463,7 +463,7 @@ def _then_asks(norm: str, lang: str) -> bool:
 # Chinese often drops the question mark: a sentence that ends on an interrogative ("一公斤等于多少斤",
 # "北京到上海大概多远", "现在几点") is still a question.
 _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|几|什么|怎么样|哪[里儿个些]?|谁)"
-                         r"[\u4e00-\u9fff]{0,2}\s*[。.!！]*\s*$")
+                         r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
 
 def _open_question(norm: str, lang: str) -> bool:

@@ -58,9 +58,16 @@ CONTROL: Table = {
 # Filler words that may precede an en/ru control verb ("please stop", "ну, стоп").
 LEAD_FILLERS = {
     "en": ("please", "pls", "ok", "okay", "hey", "hi", "hello", "lomo", "now", "just", "can you",
-           "could you", "would you", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you"),
+           "could you", "would you", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you",
+           "quick q", "quick question", "question", "q", "btw", "also", "um", "hmm"),
     "ru": ("пожалуйста", "ну", "давай", "ладно", "окей", "ломо", "можешь", "слушай", "так", "а",
            "теперь", "привет", "спасибо"),
+}
+# Units a number measures rather than counts: "a 4 bar loop" is one loop, "a 30 minute podcast" one episode
+MEASURE_UNITS = {
+    "en": ("bar", "bars", "beat", "beats", "bpm", "second", "seconds", "sec", "secs", "s", "minute", "minutes", "min",
+           "mins", "hour", "hours", "px", "pixel", "pixels", "inch", "inches", "cm", "mm", "fps", "percent"),
+    "ru": ("такт*", "секунд*", "сек", "минут*", "мин", "час*", "пиксел*"),
 }
 # Traditional Chinese characters folded into their simplified forms by `normalise` (one character for one,
 # so offsets hold): the lexicon is written in simplified script, creators may type either.
@@ -117,7 +124,7 @@ ACTS: Table = {
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*\\s*[?]+\\s*$",),
         "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
                "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
-               "re:(?:你|您)(?:还|也)?(?:能|会|可以)(?:做|画|生成|制作|弄|出)" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?"
+               "re:(?:你|您)(?:还|也)?(?:能|会|可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|出)" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?"
                "(?:吗|么|不|嘛)\\s*[?？]?\\s*$"),
         "ja": ("re:^(?:(?:こんにちは|こんばんは|おはよう|やあ|ねえ|あの)[、,!！\\s]*)?" + _KINDS_JA +
                "(?:も|は|とか|って|を)?(?:作れ|作成でき|生成でき|描け|作ることが?でき|でき)(?:ます|る)(?:か|の)?"
@@ -570,10 +577,13 @@ MEDIA: Table = {
     },
     "audio": {
         "en": ("audio", "sound", "music", "song", "jingle", "soundtrack", "voiceover", "voice over",
-               "melody", "tune", "beat", "podcast", "sfx", "narration", "track", "theme song"),
-        "zh": ("音频", "音乐", "歌", "配乐", "音效", "声音", "旋律", "配音", "曲子", "背景音乐"),
+               "melody", "tune", "beat", "podcast", "sfx", "narration", "track", "theme song", "drum loop",
+               "guitar loop", "bass loop", "synth loop", "piano loop", "lofi loop", "music loop", "audio loop",
+               "beat loop"),
+        "zh": ("音频", "音乐", "歌", "配乐", "音效", "声音", "旋律", "配音", "曲子", "背景音乐", "吉他loop", "鼓loop",
+               "循环乐段"),
         "ja": ("音楽", "音声", "曲", "サウンド", "効果音", "bgm", "歌", "ジングル", "メロディ", "ナレーション",
-               "環境音"),
+               "環境音", "ループ素材", "ドラムループ"),
         "ru": ("аудио*", "музык*", "песн*", "звук*", "мелоди*", "саундтрек*", "джингл*", "озвучк*",
                "трек*", "подкаст*"),
     },

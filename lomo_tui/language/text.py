@@ -6,7 +6,7 @@ import unicodedata
 from functools import cache
 from typing import Any
 
-from .lexicon import CJK_COUNTERS, DELIVERABLES, TRADITIONAL, Table
+from .lexicon import CJK_COUNTERS, DELIVERABLES, MEASURE_UNITS, TRADITIONAL, Table
 
 
 class LazyRe:
@@ -61,7 +61,7 @@ def _fleeting_vowel(stem: str) -> str:
 def _word_regex(word: str) -> tuple[str, bool]:
     """A Latin/Cyrillic entry's regex body, and whether it sits between word boundaries."""
     stem = word.rstrip("*")
-    body = r"[\s-]+".join(re.escape(part) for part in stem.split())
+    body = r"[\s-]+".join(re.escape(part) for part in stem.split()).replace("'", "'?")  # "thats all" too
     if word.endswith("*"):
         body = _fleeting_vowel(body) + r"\w*" if _RU_K_STEM.search(stem) else body + r"\w*"
     elif re.fullmatch("[a-z]{3,}", stem):
@@ -352,8 +352,10 @@ def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
         letters = "a-z'" if lang == "en" else "а-я"
         series = "series|set|collection|batch" if lang == "en" else "сери[а-я]*|набор[а-я]*"
         of = "of" if lang == "en" else "из"
+        # a number followed by a unit measures the piece ("a 4 bar loop"); it does not count pieces
+        unit = "|".join(re.escape(u.rstrip("*")) + ("[а-я]*" if u.endswith("*") else "") for u in MEASURE_UNITS[lang])
         return (
-            re.compile(rf"(?<![{_LETTER}.])({NUM[lang]})(?:[\s-]+[{letters}-]+){{0,3}}?[\s-]+"
+            re.compile(rf"(?<![{_LETTER}.])({NUM[lang]})(?![\s-]*(?:{unit})(?![{letters}]))(?:[\s-]+[{letters}-]+){{0,3}}?[\s-]+"
                        rf"(?:{_deliverable_alt(lang)})(?![{letters}])"),
             re.compile(rf"(?:{series})\s+{of}\s+({NUM[lang]})(?![{_LETTER}])"),
         )

@@ -110,11 +110,12 @@ def _concept_res() -> dict[str, re.Pattern[str]]:
 GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation",
                               "#cover", "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label",
                               "#sticker", "#model", "#slides", "#icon", "#mascot", "#comic", "#illustration",
-                              "#photo", "#font", "#subtitle", "#background", "#price"})
+                              "#photo", "#font", "#subtitle", "#background", "#price", "#sign", "#tshirt",
+                              "#diagram"})
 # Concepts that name the deliverable itself: "火锅店那几张海报" is about the hotpot posters, not the hotpot menu.
 DELIVERABLES = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation", "#cover",
                           "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label", "#sticker", "#model",
-                          "#slides", "#icon", "#mascot", "#comic", "#illustration"})
+                          "#slides", "#icon", "#mascot", "#comic", "#illustration", "#sign", "#tshirt", "#diagram"})
 GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
                    "минут", "час", "s"})
@@ -407,8 +408,9 @@ def route(request: ModelRequest) -> ModelReply:
     words, media = _content(text)
     media |= {intent.media} if intent.media else set()
     _score(cands, words, media, names(text), text)
-    in_view = len(cands)
+    viewed = cands
     cands = _series_fit(cands, message.reference, intent)
+    in_view = len(viewed)
     series = cands[0] if len(cands) == 1 < in_view else None  # the one task the position can point into
     mentions = hints.get("mentions") or {}
 
@@ -479,16 +481,21 @@ def route(request: ModelRequest) -> ModelReply:
         best = best if best is not None and best.id in fits else None
         tied = [c for c in tied if c.id in fits]
         tied = tied if len(tied) > 1 else []
+    elif intent.act in ("one_shot", "goal") and more and not (edit or deictic):
+        # "ещё нарисуй схему опыта" beside a set of cards: one more of something no task makes is a new piece
+        best = None if best is not None and best.kind_match is False else best
+        tied = [c for c in tied if c.kind_match is not False]
+        tied = tied if len(tied) > 1 else []
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
     if intent.act == "goal":
-        dups = _duplicates(cands, text)
+        dups = _duplicates(cands, text, intent=intent)
         if len(dups) == 1 or (dups and dups[0][1] - dups[1][1] >= 0.15):
             return _send(dups[0][0])
         if dups:
             return _clarify([c for c, _ in dups], intent, text, lang, tools)
-        if best is not None and reference and (more or not fresh):
-            return _send(best)
+        if best is not None and reference and (more or not fresh) and (best.kind != "lightweight" or _strong(best, text)):
+            return _send(best)  # several pieces are not a one-shot's revision unless the message names that piece
         return _create(intent, text, lang, "persistent")
 
     # 4. A one-shot: new, unless it clearly continues a task in view (or repeats a persistent one).
@@ -499,7 +506,7 @@ def route(request: ModelRequest) -> ModelReply:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
             return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
-        dups = [(c, v) for c, v in _duplicates(cands, text, "one_shot")
+        dups = [(c, v) for c, v in _duplicates(cands, text, "one_shot", intent)
                 if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
         if dups:
             return _send(dups[0][0]) if len(dups) == 1 else _clarify([c for c, _ in dups], intent, text, lang, tools)
@@ -522,6 +529,13 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(best)
     if tied:
         return _clarify(tied, intent, text, lang, tools)
+    placed = _unplaced_position(viewed, cands, message.reference)
+    if len(placed) == 1:
+        return _send(placed[0])
+    if placed and "clarify" in tools:
+        # "make the 2nd one less green" right after a single crate: of the two series in view, which?
+        return _clarify(sorted(placed, key=lambda c: c.recency if c.recency is not None else 99), intent, text,
+                        lang, tools)
     if reference or intent.act in REFERENCE_ACTS:
         return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
     if intent.subject and intent.media:
@@ -575,16 +589,22 @@ def _distinctive(text: str) -> set[str]:
 
 def _new_subject(c: Candidate, intent: Any) -> bool:
     """Does the subject of a request (what it is for or about) name something candidate C is not about: a
-    subject concept C lacks ("a cafe" for a beauty salon's task), or — for a multi-step goal — a purpose
-    ("… for the summer camp") with as many distinctive words C lacks as it shares ("summer night market")?"""
+    subject concept C lacks ("a cafe" for a beauty salon's task), or a purpose ("… for the summer camp", "a label
+    for our ginger kombucha") with as many distinctive words C lacks as it shares ("summer night market")?"""
     own = _distinctive(intent.subject) if intent.subject else set()
     if any(w.startswith("#") for w in own - c.words):
         return True
     purpose = _PURPOSE.get(intent.language)
-    m = purpose.search(normalise(intent.subject)) if purpose and intent.subject and intent.act == "goal" else None
+    # a one-shot's purpose counts in English only, and when it names two things or more ("a label for our ginger
+    # kombucha"; "на этикетке для вина сделай буквы золотыми" is an edit, "…slide to 'Compute for everyone'" a title)
+    one_shot = intent.act == "one_shot" and intent.language == "en"
+    m = purpose.search(normalise(intent.subject)) if purpose and intent.subject and (
+        intent.act == "goal" or one_shot) else None
     if m is None:
         return False
     aim = _distinctive(m.group(1))
+    if intent.act == "one_shot" and len(aim) < 2:
+        return False
     return bool(aim) and len(aim - c.words) >= len(aim & c.words)
 
 
@@ -746,12 +766,24 @@ def _duplicate_cut() -> float:
     return scorer.cut("duplicate", "similarity") if scorer.used("duplicate") else DUPLICATE_HAND
 
 
-def _duplicates(cands: list[Candidate], text: str, act: str = "goal") -> list[tuple[Candidate, float]]:
+def _other_thing(c: Candidate, intent: Any) -> bool:
+    """Does the request name mostly things candidate C does not have ("a rusty lantern prop" beside the "wooden
+    loot crate prop")? Then it is not C asked for again, however alike the wording."""
+    if intent is None or not intent.subject or detect_language(c.title) != intent.language:
+        return False  # words of another language say nothing here ("复古海报" is the "Retro poster series")
+    own = _distinctive(intent.subject)
+    return bool(own) and len(own - c.words) > len(own & c.words)
+
+
+def _duplicates(cands: list[Candidate], text: str, act: str = "goal",
+                intent: Any = None) -> list[tuple[Candidate, float]]:
     found = []
     seen = []
     cut = _duplicate_cut()
     for c in cands:
         if c.status in ("stopped", "failed", "archived") and not c.retrieved:
+            continue
+        if _other_thing(c, intent):
             continue
         target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
         value = similarity(text, target)
@@ -791,6 +823,11 @@ def _pieces(c: Candidate, media: str | None = None) -> int:
     return sum(1 for f in c.files if _EXT_MEDIA.get(f.rsplit(".", 1)[-1].lower()) in kinds)
 
 
+def _needed(reference: Any) -> int:
+    """How many pieces a series needs for the position to fall in it ("the first/last one" speak of two)."""
+    return min(max(reference.n if reference.kind in ("nth", "first_n", "last_n") else 2, 2), SHOWN_FILES)
+
+
 def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Candidate]:
     """"The second one", "最后一张", "первые две" point into a series: only a task with that many pieces can be
     meant, so a single tea box is no candidate for "the 2nd one needs more contrast" beside a set of four
@@ -798,7 +835,7 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
     if reference is None or reference.kind == "recent" or intent.act in ("one_shot", "goal"):
         return cands
     # "the first one" and "the last one" speak of a series too: at least two pieces
-    need = min(max(reference.n if reference.kind in ("nth", "first_n", "last_n") else 2, 2), SHOWN_FILES)
+    need = _needed(reference)
     # ruled out: a task known to have fewer pieces (of the kind the counter counts: 1本目 is a clip) than its
     # goal plans and the position needs — not one that makes what the message names ("the first audiogram"),
     # nor one with no piece yet (its plan is what "the first one" points into)
@@ -811,6 +848,19 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
         return made >= need or (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
     fit = [c for c in cands if fits(c)]
     return fit or cands
+
+
+def _unplaced_position(viewed: list[Candidate], fit: list[Candidate], reference: Any) -> list[Candidate]:
+    """A position ("the 2nd one", "3枚目") said right after work that has no such position (the task worked on
+    last is no series), nothing in the words to tell the tasks apart: the tasks that have made that many pieces
+    (one: that is the series meant; several: ask which)."""
+    if reference is None or reference.kind == "recent" or len(fit) < 2 or any(c.evidence > 0 for c in fit):
+        return []
+    latest = min((c for c in viewed if c.recency is not None), key=lambda c: c.recency, default=None)
+    if latest is None or latest in fit:
+        return []
+    need = _needed(reference)
+    return [c for c in fit if c.usable and _pieces(c) >= need]
 
 
 def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any], intent: Any, text: str,
