@@ -15,6 +15,7 @@ from .matching import (
     fts_query,
     is_generic,
     keywords,
+    other_thing,
     similarity,
     subject_keywords,
     subject_patterns,
@@ -31,7 +32,7 @@ from .text import detect_language, file_name_variants, find_files, normalise
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
            "classify", "cue", "cue_table", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "film_subject", "is_regenerate", "shot_change", "shot_named",
-           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
+           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
            "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
 
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG

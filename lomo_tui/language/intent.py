@@ -342,9 +342,17 @@ def _control(norm: str, lang: str) -> tuple[str, re.Match[str]] | None:
     for act in _CONTROL_ORDER:
         rx = compile_entries(entries_for(L.CONTROL, act, lang))
         m = rx.match(norm, offset) if rx else None
-        if m and not (act == "continue" and _has(L.GEN, "create_only", lang, norm[m.end():])):
+        if m and not (act == "continue" and _asks_for_more(m.group(), norm[m.end():], lang)):
             return act, m  # "next, draw a fox in the snow" is a new piece, not "continue"
     return None
+
+
+def _asks_for_more(word: str, rest: str, lang: str) -> bool:
+    """After "next"/"continue" (WORD), a request of its own: a creation verb ("next, draw a fox"), or — after
+    "next", which may just be "next week" — several words with a count ("then next weeks topic is the water
+    cycle, need a set of 4 illustrations")."""
+    return _has(L.GEN, "create_only", lang, rest) or (
+        word.strip() == "next" and _leftover(rest, lang) > 3 and find_count(rest, lang) is not None)
 
 
 def _leftover(text: str, lang: str) -> int:
@@ -372,9 +380,20 @@ def _edit_lead(norm: str, lang: str) -> bool:
         return _has(L.GEN, "edit_lead", lang, norm)
     norm = courtesy_kinds(norm, lang)[1]  # "nice — now add the date" leads with its edit
     fillers = _lead_fillers(lang)
-    lead = fillers.match(norm) if fillers else None
     rx = compile_entries(entries_for(L.GEN, "edit_lead", lang))
-    return bool(rx and rx.match(norm, lead.end() if lead else 0))
+    if rx is None:
+        return False
+    # the edit opens the message, or the clause after a short topic ("the opening ones, put the date on both")
+    starts = [0] + [m.end() for m in _TOPIC_CLAUSE.finditer(norm[:_TOPIC_SPAN])]
+    for start in starts:
+        lead = fillers.match(norm, start) if fillers else None
+        if rx.match(norm, lead.end() if lead else start):
+            return True
+    return False
+
+
+_TOPIC_SPAN = 40  # how far into a message a topic may run before its instruction ("poodle pic, …")
+_TOPIC_CLAUSE = LazyRe(r"[,:;—–]\s*")
 
 
 def _question_lead(norm: str, lang: str) -> bool:

@@ -58,7 +58,7 @@ CONTROL: Table = {
 # Filler words that may precede an en/ru control verb ("please stop", "ну, стоп").
 LEAD_FILLERS = {
     "en": ("please", "pls", "ok", "okay", "hey", "hi", "hello", "lomo", "now", "just", "can you",
-           "could you", "would you", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you",
+           "could you", "would you", "can u", "could u", "pls can u", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you",
            "quick q", "quick question", "question", "q", "btw", "also", "um", "hmm"),
     "ru": ("пожалуйста", "ну", "давай", "ладно", "окей", "ломо", "можешь", "слушай", "так", "а",
            "теперь", "привет", "спасибо"),
@@ -805,6 +805,11 @@ CJK_STOPCHARS = frozenset("的了吗呢吧啊呀我你他她它们这那个一�
 # so keep them specific ("灯塔", not "灯").
 SUBJECTS: Table = {
     "lighthouse": {"en": ("lighthouse",), "zh": ("灯塔",), "ja": ("灯台",), "ru": ("маяк*",)},
+    "cell": {"en": ("cell diagram", "cell biology", "plant cell", "animal cell", "mitochondria"),
+             "zh": ("细胞",), "ja": ("細胞",), "ru": ("клетк*", "клеточн*")},
+    "molecule": {"en": ("molecule", "molecules", "molecular"), "zh": ("分子",), "ja": ("分子",),
+                 "ru": ("молекул*",)},
+    "kanji": {"en": ("kanji",), "zh": ("汉字",), "ja": ("漢字",), "ru": ("иероглиф*", "кандзи")},
     "calendar": {"en": ("calendar",), "zh": ("日历", "月历", "挂历", "台历"), "ja": ("カレンダー",),
                  "ru": ("календар*",)},
     "sushi": {"en": ("sushi", "nigiri"), "zh": ("寿司",), "ja": ("寿司", "すし", "スシ"), "ru": ("суши",)},

@@ -126,6 +126,19 @@ def similarity(a: str, b: str) -> float:
     return shared / sum(max(fa.get(k, 0.0), fb.get(k, 0.0)) for k in keys)
 
 
+def other_thing(subject: str, target: str) -> bool:
+    """Does a request's SUBJECT ("rusty lantern prop") name mostly things the TARGET task (its title and goal) does
+    not ("3D prop: wooden loot crate")? Then however alike the wording, it is not that task asked for again. Only
+    within one language, and one written in words: words of another say nothing here ("复古海报" is the "Retro poster
+    series"), and a Chinese or Japanese subject's character pairs are too rough a reading ("海报传单短")."""
+    lang = detect_language(subject) if subject.strip() else ""
+    if lang not in ("en", "ru") or lang != detect_language(target):
+        return False
+    own = {w for w in keywords(subject) if not is_generic(w) and not (len(w) == 1 and w >= "\u3040")}
+    theirs = set(keywords(target))
+    return bool(own) and len(own - theirs) > len(own & theirs)
+
+
 # ---- subjects across languages ------------------------------------------------------------------------------
 @cache
 def subject_patterns() -> dict[str, re.Pattern[str]]:

@@ -35,6 +35,7 @@ from ..language import (
     cue_table,
     classify,
     detect_language,
+    other_thing,
     film_subject,
     find_reference,
     is_generic,
@@ -260,6 +261,14 @@ def _introduced(norm: str) -> set[str]:
     return inside - outside
 
 
+def _brings_in_kind(words: set[str], text: str) -> bool:
+    """Does the message bring in the deliverables it names with an indefinite article ("a tshirt design with the
+    wave on it": the "it" is the t-shirt, not a piece that exists)?"""
+    kinds = words & DELIVERABLES
+    spans = _INDEFINITE.finditer(normalise(text))
+    return bool(kinds) and kinds <= set().union(*(_content(m.group(1))[0] for m in spans))
+
+
 def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset(),
            text: str = "") -> None:
     """Evidence: each shared keyword counts 1/df (df = how many candidates have it), so a word every
@@ -481,8 +490,9 @@ def route(request: ModelRequest) -> ModelReply:
         best = best if best is not None and best.id in fits else None
         tied = [c for c in tied if c.id in fits]
         tied = tied if len(tied) > 1 else []
-    elif intent.act in ("one_shot", "goal") and more and not (edit or deictic):
-        # "ещё нарисуй схему опыта" beside a set of cards: one more of something no task makes is a new piece
+    elif intent.act in ("one_shot", "goal") and not edit and (more and not deictic or _brings_in_kind(words, text)):
+        # "ещё нарисуй схему опыта" beside a set of cards, "also want merch, a tshirt design with the wave on it"
+        # beside an album cover: one more of something no task makes, or one the message brings in, is new
         best = None if best is not None and best.kind_match is False else best
         tied = [c for c in tied if c.kind_match is not False]
         tied = tied if len(tied) > 1 else []
@@ -767,12 +777,9 @@ def _duplicate_cut() -> float:
 
 
 def _other_thing(c: Candidate, intent: Any) -> bool:
-    """Does the request name mostly things candidate C does not have ("a rusty lantern prop" beside the "wooden
-    loot crate prop")? Then it is not C asked for again, however alike the wording."""
-    if intent is None or not intent.subject or detect_language(c.title) != intent.language:
-        return False  # words of another language say nothing here ("复古海报" is the "Retro poster series")
-    own = _distinctive(intent.subject)
-    return bool(own) and len(own - c.words) > len(own & c.words)
+    """Is the request about something candidate C is not (language.other_thing: the same test create_task's
+    duplicate check makes)?"""
+    return intent is not None and other_thing(intent.subject or "", f"{c.title}\n{c.goal}")
 
 
 def _duplicates(cands: list[Candidate], text: str, act: str = "goal",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
-from ..language import scorer, similarity
+from ..language import other_thing, scorer, similarity
 from ..store import schema as s
 from ..workspace.scope import tasks_here
 
@@ -43,13 +43,14 @@ def score(texts: list[str], row: Any) -> float:
 
 
 async def near_duplicates(conn: AsyncConnection, *texts: str, threshold: float | None = None,
-                          exclude: tuple[str, ...] = ()) -> list[tuple[Any, float]]:
+                          exclude: tuple[str, ...] = (), subject: str = "") -> list[tuple[Any, float]]:
     """Recent active tasks that TEXTS (the creator's words, the proposed title and goal) probably repeat,
-    best first: [(row, similarity)]."""
+    best first: [(row, similarity)]. A task the request's SUBJECT is not about is none ("a rusty lantern prop"
+    beside the "wooden loot crate prop")."""
     cut = duplicate_cut() if threshold is None else threshold
     found = []
     for row in await recent_active(conn):
-        if row.id in exclude:
+        if row.id in exclude or other_thing(subject, f"{row.title}\n{row.goal or ''}"):
             continue
         value = score(list(texts), row)
         if value >= cut:

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..governance.gates import open_gate
-from ..language import Parsed, detect_language, message
+from ..language import Parsed, classify, detect_language, message
 from ..router import dedupe, deterministic, index
 from ..router.phrases import say
 from ..store import schema as s
@@ -177,7 +177,9 @@ def register(reg: Registry) -> None:
         if kind == "persistent" and not force:
             async with ctx.services.db.read() as conn:
                 made = await _task(conn, _stable("task", ctx.key))
-                dups = [] if made is not None else await dedupe.near_duplicates(conn, words, f"{title}\n{goal}")
+                subject = (parsed.intent() if parsed is not None and parsed.text == words else classify(words)).subject
+                dups = [] if made is not None else await dedupe.near_duplicates(conn, words, f"{title}\n{goal}",
+                                                                                 subject=subject or "")
             gate_key = f"{ctx.key}/route"
             async with ctx.services.db.read() as conn:
                 gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == gate_key))).first()
