@@ -96,6 +96,7 @@ def _listed_pieces(text: str, lang: str) -> bool:
 _MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
 
 
+_NEW_VALUE = cue_table("new_value")  # what an edit changes a thing to ("…をチョコケーキに変えて", "改成猫")
 _SEQUENCE = cue_table("sequence")  # opening with "then…" / "next:" brings in the next item, not an edit of the last
 
 
@@ -880,7 +881,9 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
     pronoun = _cue(_PRONOUN, lang, text)
     if referring:
         # what the message is about ("茶叶", "wedding") rules out tasks about something else
-        about = {w for w in _content(text)[0] if w.startswith("#") and not generic(w)}
+        # … not the value it changes something to ("メニュー表のデザート、チョコケーキに変えて": no cake task)
+        wanted = re.sub(_NEW_VALUE.get(lang, _NEW_VALUE["en"]), " ", normalise(text))
+        about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
         if len(overlap) == 1:
             return _send(overlap[0])
