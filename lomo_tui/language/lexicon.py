@@ -118,10 +118,12 @@ ACTS: Table = {
     # named bare (no subject, no count, no article) and the verb is one of ability. "can you make a poster of a
     # fox?" and "能帮我做个视频吗" stay requests.
     "ability": {
-        "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw)\\b[\\s,!.]*)*(?:can|could|do|will|would)"
+        "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw|good (?:morning|afternoon|evening)|quick q"
+               "(?:uestion)?)\\b[\\s,!.:]*)*(?:can|could|do|will|would)"
                " you (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
                "|animate|compose|paint|edit)\\s+" + _KINDS_EN + "(?:\\s+(?:and|or|&)\\s+" + _KINDS_EN + ")*"
-               "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*\\s*[?]+\\s*$",),
+               "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
+               "(?:\\s+(?:or|and) (?:only|just) " + _KINDS_EN + ")?\\s*[?]*\\s*$",),
         "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
                "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
                "re:(?:你|您)(?:还|也)?(?:能|会|可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|出)" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?"
@@ -526,11 +528,13 @@ GEN: Table = {
     # question about the date, the time, the status or the budget. en/ru: it opens the message.
     "edit_lead": {
         "en": ("put", "add", "insert", "include", "place", "stamp", "print", "write", "remove", "move",
-               "change", "update", "set", "use", "replace", "swap", "delete", "drop", "fix"),
+               "change", "update", "set", "use", "replace", "swap", "delete", "drop", "fix", "label the",
+               "caption the", "annotate", "retitle", "rename", "recolor", "recolour", "crop", "resize"),
         "zh": ("加上", "加个", "加到", "添加", "加入", "写上", "写到", "放上", "放到", "印上", "印到", "标上",
                "标注", "去掉", "删掉", "改成", "换成", "改为"),
         "ja": ("入れて", "追加", "加えて", "載せて", "書いて", "書き込", "表示して", "消して", "つけて", "付けて",
-               "変えて", "にして", "入れる"),
+               "変えて", "にして", "入れる",
+               "re:を[^、。を]{1,12}に[。!！]?$"),  # "チラシのほうの日付を4月12日に": the verb left out
         "ru": ("добавь*", "поставь*", "напиши*", "вставь*", "укажи*", "убери*", "размести*", "помести*",
                "впиши*", "нанеси*", "измени*", "поменяй*", "замени*", "удали*"),
     },
@@ -588,7 +592,10 @@ MEDIA: Table = {
                "трек*", "подкаст*"),
     },
     "document": {
-        "en": ("document", "doc", "docs", "script", "story", "essay", "article", "brief", "outline",
+        "en": ("document", "doc", "docs", "script",
+               # an Instagram story, or "a story version" of a picture, is a format, not a text
+               "re:(?<!instagram )(?<!insta )(?<!ig )\\bstory\\b(?!\\s+(?:version|format|size|post|ratio|frame|cut))",
+               "essay", "article", "brief", "outline",
                "notes", "markdown", "poem", "write-up", "blurb", "copy", "caption", "tagline", "text",
                "letter", "treatment"),
         "zh": ("文档", "文案", "剧本", "脚本", "故事", "文章", "大纲", "文字", "诗", "标语", "说明"),

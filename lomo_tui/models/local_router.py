@@ -262,6 +262,28 @@ def _introduced(norm: str) -> set[str]:
     return inside - outside
 
 
+def _wanted_value(norm: str) -> set[str]:
+    """Words only the value an edit asks for uses ("make the third one more red": red is what it wants, not a
+    task it names), in the message's language (cue table new_value)."""
+    spans = _value_spans(norm, detect_language(norm))
+    if not spans:
+        return set()
+    inside = set().union(*(_content(norm[a:b])[0] for a, b in spans))
+    return inside - _content(_without(norm, spans))[0]
+
+
+def _value_spans(norm: str, lang: str) -> list[tuple[int, int]]:
+    """Where the values an edit asks for stand in NORM (cue table new_value: group v, else the whole match)."""
+    rx = re.compile(_NEW_VALUE.get(lang, _NEW_VALUE["en"]))
+    return [m.span("v") if "v" in rx.groupindex and m.group("v") is not None else m.span() for m in rx.finditer(norm)]
+
+
+def _without(norm: str, spans: list[tuple[int, int]]) -> str:
+    for a, b in reversed(spans):
+        norm = norm[:a] + " " + norm[b:]
+    return norm
+
+
 def _brings_in_kind(words: set[str], text: str) -> bool:
     """Does the message bring in the deliverables it names with an indefinite article ("a tshirt design with the
     wave on it": the "it" is the t-shirt, not a piece that exists)?"""
@@ -276,7 +298,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
     candidate shares says little and one only one candidate has says a lot; a word only in a task's goal
     counts BODY_WEIGHT of one in its title or file names; a name the creator capitalised counts double; a
     generic word ("poster", "series", "改") counts GENERIC_WEIGHT and is no distinctive evidence, and so does a
-    word the message only brings in ("… hold a book") — unless the message names the task by its whole title
+    word the message only brings in ("… hold a book") or asks for as a value ("… more red") — unless the message names the task by its whole title
     ("the Studio logo", "工作室标志")."""
     df: dict[str, int] = {}
     for c in cands:
@@ -284,7 +306,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
             df[w] = df.get(w, 0) + 1
     norm = normalise(text)
     kinds = words & DELIVERABLES
-    new = _introduced(norm)
+    new = _introduced(norm) | _wanted_value(norm)
     for c in cands:
         c.evidence = c.distinct = 0.0
         own = c.title_words & DELIVERABLES
@@ -882,7 +904,7 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
     if referring:
         # what the message is about ("茶叶", "wedding") rules out tasks about something else
         # … not the value it changes something to ("メニュー表のデザート、チョコケーキに変えて": no cake task)
-        wanted = re.sub(_NEW_VALUE.get(lang, _NEW_VALUE["en"]), " ", normalise(text))
+        wanted = _without(normalise(text), _value_spans(normalise(text), lang))
         about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
         if len(overlap) == 1:
