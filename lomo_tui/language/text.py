@@ -361,8 +361,8 @@ def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
         )
     counters = _alternation(list(CJK_COUNTERS[lang]))
     native = f"|({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""
-    # "2枚目", "第3张" name a position, not how many
-    return (re.compile(rf"(?<!第)({_CJK_NUM})\s*(?:{counters})(?!目){native}"),)
+    # "2枚目" names a position, not how many
+    return (re.compile(rf"({_CJK_NUM})\s*(?:{counters})(?!目){native}"),)
 
 
 _ZH_GENERIC_COUNTER = LazyRe(r"(海报|图|画|照片|版本|方案|视频|模型|镜头|分镜|作品|设计|头像|壁纸|封面|图标|歌|音乐|动画|短片)")
