@@ -8,6 +8,7 @@ from typing import Any
 from ..context import outputs
 from ..context.domains import all_domains
 from ..store.engine import fetch
+from ..errors import for_model
 from .registry import Registry, ToolContext, ToolError, obj, tool
 
 OUTPUT = ("SELECT c.result FROM tool_calls c JOIN turns t ON t.id = c.turn_id "
@@ -45,7 +46,7 @@ def register(reg: Registry) -> None:
         if not rows or rows[0].result is None:
             raise ToolError.said("no_output", id=repr(id))
         raw = rows[0].result
-        return outputs.page(json.loads(raw) if isinstance(raw, str) else raw, id, offset, limit)
+        return outputs.page(for_model(json.loads(raw) if isinstance(raw, str) else raw), id, offset, limit)
 
     @tool(reg, "read_history", "Show this task's messages between two message ids whole (summaries name the "
           "ranges they cover).", obj({
