@@ -144,8 +144,8 @@ class Studio:
         if job.task_id is None or not job.error:
             return None
         async with self.host.db.read() as conn:
-            said = (await error_saids(conn, [job.task_id])).get(job.id)
-        return said if said is not None and said.text("en") == job.error else None
+            words = (await error_saids(conn, [job.task_id])).get(job.id)
+        return words if words is not None and words.text("en") == job.error else None
 
     def deadline(self, kind: str, params: dict[str, Any], expected: float) -> float:
         """When an unresolved job is given up and refunded: `[studio] deadline_seconds` for real providers,
