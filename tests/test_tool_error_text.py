@@ -105,7 +105,7 @@ async def test_a_japanese_tasks_failed_render_says_so_in_japanese_where_the_crea
     assert english and all(e.startswith("the image was not made (job ") and e.endswith(
         f"failed): {made_en}; any charge was refunded") for e in english), english
     assert all("error_said" not in m for m in tool_messages)
-    assert f"画像は作られませんでした（ジョブ " in doc["status_reason"] and made_ja in doc["status_reason"]
+    assert "画像は作られませんでした（ジョブ " in doc["status_reason"] and made_ja in doc["status_reason"]
     assert made_en not in doc["status_reason"]
     assert f"— {made_ja}" in render_task(doc, "ja")
     assert made_ja in render_report(report, "ru")  # the report's own words are the reader's, the job's its task's
