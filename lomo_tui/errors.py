@@ -88,3 +88,26 @@ class StaleWrite(LomoError):
         self.turn_id = turn_id
         self.epoch = epoch
         self.why = why
+
+
+# A failed tool call's result: {"error": the English the model reads, "error_kind", "error_said": its catalogue
+# form for the creator}. The model's copy of the result leaves `error_said` out (it reads what it always read).
+ERROR_SAID = "error_said"
+
+
+def said_error(result: dict[str, Any], said: Said | None) -> dict[str, Any]:
+    """RESULT (a failed call's) with SAID stored beside its English `error`, when there is one."""
+    return {**result, ERROR_SAID: said.stored()} if said is not None else result
+
+
+def for_model(result: Any) -> Any:
+    """A tool RESULT as the model reads it (without the creator's wording of its error)."""
+    return {k: v for k, v in result.items() if k != ERROR_SAID} if isinstance(result, dict) and ERROR_SAID in result \
+        else result
+
+
+def error_words(result: Any, lang: str) -> str:
+    """A failed call's error as the creator reads it in LANG ("" when RESULT holds none)."""
+    if not isinstance(result, dict) or not result.get("error"):
+        return ""
+    return shown(result.get("error"), result.get(ERROR_SAID), lang)

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
 
-from .errors import LomoError, UnknownId, shown
+from .errors import ERROR_SAID, LomoError, Said, UnknownId, error_words, shown
 from . import clock
 from .language import detect_language, message
 
@@ -353,22 +353,41 @@ def _progress(value: Any) -> float | None:
     return max(0.0, min(1.0, number / 100 if number > 1 else number))
 
 
-def _tool_error(content: str | None, lang: str = "en") -> str:
-    """What became of a failed call, for its card in LANG (from a tool result's JSON text), or "". A declined
-    spend and a generation that was not made are said in the catalogue's words; other errors as they are."""
-    try:
-        data = json.loads(content or "")
-    except ValueError:
-        return ""
+def _tool_error(content: str | None, lang: str = "en", stored: Any = None) -> str:
+    """What became of a failed call, for its card in LANG (from a tool result's JSON text CONTENT, or the
+    ledger's STORED result, which also keeps the error's catalogue form), or "". A declined spend and a
+    generation that was not made are said in the catalogue's words; other errors in LANG where they have a
+    catalogue form (`tool_error.*`), else as they are."""
+    data = stored if isinstance(stored, dict) else None
+    if data is None:
+        try:
+            data = json.loads(content or "")
+        except ValueError:
+            return ""
     if not isinstance(data, dict) or not data.get("error"):
         return ""
     kind = str(data.get("error_kind") or "")
     if kind == "declined":
         return message("tui_card.outcome_declined", lang)
+    said = Said.load(data.get(ERROR_SAID))
     if kind.startswith("job_") and kind != "job_unknown":
-        reason = str(data["error"]).split("): ", 1)[-1]
+        if said is not None and said.key == "tool_error.not_made":
+            reason = "".join(shown("", v, lang) if isinstance(v, Said) else str(v)
+                             for v in (said.fields.get("reason", ""), said.fields.get("refund", "")))
+        else:
+            reason = str(data["error"]).split("): ", 1)[-1]
         return message("tui_card.outcome_not_made", lang, reason=reason)
-    return str(data["error"])
+    return error_words(data, lang)
+
+
+def _loaded(result: Any) -> Any:
+    """A ledger result column's value (JSON text on some rows)."""
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except ValueError:
+            return None
+    return result
 
 
 def _short(text: str | None, limit: int = 160) -> str:
@@ -463,11 +482,13 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
             replies[r.task_id] = r.content
             if r.tool_calls:
                 replies[r.task_id] = ""  # a preamble to tool calls, not a reply: it goes stale once they ran
-                results = (await conn.execute(select(s.messages.c.content).where(
+                results = (await conn.execute(select(s.messages.c.content, s.tool_calls.c.result).outerjoin(
+                    s.tool_calls, s.tool_calls.c.id == s.messages.c.tool_call_id).where(
                     s.messages.c.task_id == r.task_id, s.messages.c.role == "tool",
-                    s.messages.c.id > r.id).order_by(s.messages.c.id))).scalars().all()
+                    s.messages.c.id > r.id).order_by(s.messages.c.id))).all()
                 lang = languages[r.task_id]
-                outcomes[r.task_id] = next((e for e in (_tool_error(c, lang) for c in results) if e), "")
+                outcomes[r.task_id] = next((e for e in (_tool_error(c.content, lang, _loaded(c.result))
+                                                        for c in results) if e), "")
                 if not results:
                     replies[r.task_id] = r.content  # the calls have not run yet: the preamble is still true
     checklists = await load_checklist_progress(db, ids)

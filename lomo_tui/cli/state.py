@@ -9,6 +9,7 @@ from sqlalchemy import select
 from ..context.usage import render_cache
 from ..store import schema as s
 from ..store.engine import Database
+from ..studio.words import error_saids, job_error
 
 
 def iso(t: float | None) -> str | None:
@@ -97,10 +98,12 @@ async def run_report(db: Database, since: float, errors: list[str], quiescent: b
                 s.task_objects.c.task_id == task.id, s.task_objects.c.role == "output"))).all()
             jobs = (await conn.execute(select(s.jobs.c.id, s.jobs.c.kind, s.jobs.c.status, s.jobs.c.error).where(
                 s.jobs.c.task_id == task.id, s.jobs.c.updated_at >= since).order_by(s.jobs.c.created_at))).all()
+            saids = await error_saids(conn, [task.id]) if jobs else {}
             out_tasks.append({"id": task.id, "kind": task.kind, "title": task.title, "status": task.status,
                               "reason": task.status_reason, "replies": list(replies),
                               "artifacts": [{"path": a.path, "version": a.version} for a in artifacts],
-                              "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "error": j.error}
+                              "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "error": j.error,
+                                        "error_text": job_error(j, saids, task.language or "en")}
                                        for j in jobs]})
         gates = (await conn.execute(select(s.gates).where(s.gates.c.status == "pending"))).all()
     return {"quiescent": quiescent, "errors": errors, "tasks": out_tasks,
@@ -130,7 +133,7 @@ def render_report(report: dict[str, Any], lang: str = "en") -> str:
             lines.append(f"    ↳ {artifact['path']} (v{artifact['version']})")
         for job in task.get("jobs", []):
             if job["status"] in FAILED_JOB:
-                why = job["error"] or _say("no_reason", lang)
+                why = job.get("error_text") or job["error"] or _say("no_reason", lang)
                 lines.append("    " + _say("job_failed", lang, kind=job["kind"], why=why,
                                             how=_say(f"job_how_{job['status']}", lang)))
         if task["reason"] and task["status"] in ("failed", "stopped", "paused"):
@@ -184,6 +187,7 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         # why a step is to be checked again, re-opened or planned for an older goal: as the card says it
         why = {item.id: item.why for item in await checklist_items(conn, task_id)}
         cache = await cache_usage(conn, task_id)
+        saids = await error_saids(conn, [task_id]) if jobs else {}
     from ..production.report import graph_states
 
     production = await graph_states(db, task_id)
@@ -209,7 +213,8 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "gates": [dict({"id": g.id, "kind": g.kind, "status": g.status, "question": g.question, "options": g.options,
                         "resolution": g.resolution}, **_expiry(g, task.language or "en")) for g in gates],
         "jobs": [{"id": j.id, "kind": j.kind, "status": j.status, "prompt": j.prompt, "cost": j.cost,
-                  "artifact_path": j.artifact_path, "error": j.error} for j in jobs],
+                  "artifact_path": j.artifact_path, "error": j.error,  # English; error_text: the task's language
+                  "error_text": job_error(j, saids, task.language or "en")} for j in jobs],
         "spend": {"amount": round(spent, 4), "currency": charges[0].currency if charges else "credits",
                   "refunded": round(sum(c.amount for c in charges if c.status == "refunded"), 4)},
         "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
@@ -264,7 +269,8 @@ def render_task(doc: dict[str, Any], lang: str = "en") -> str:
         lines += ["", _say("waiting", lang)] + [f"  ? {g['question']}  → lomo approve {g['id']}" for g in pending]
     if doc["jobs"]:
         lines += ["", _say("jobs", lang)] + [f"  {j['kind']:<6} {j['status']:<10} {j['prompt'][:60]}"
-                                             + (f" — {j['error']}" if j["error"] else "") for j in doc["jobs"]]
+                                             + (f" — {j.get('error_text') or j['error']}" if j["error"] else "")
+                                             for j in doc["jobs"]]
     for graph in doc.get("production", ()):
         lines += ["", _say("graph", lang, path=graph["path"])] + [
             f"  {n['state']:<8} {n['id']:<14} {n['type']:<16} {n['result'] or ''}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
 
-from ..errors import LomoError, StaleWrite
+from ..errors import LomoError, StaleWrite, for_model, said_error
 from .. import memory
 from ..redact import redact
 from ..models.base import ModelError, ModelReply, ModelRequest
@@ -441,7 +441,7 @@ class TurnRunner:
                                     wait_ref=result.ref)
                 await self.rt.poke(self.claim.turn_id)
                 return "suspended"
-            message = context.compact_result(result, row.id, self.context.history.large_output_chars)
+            message = context.compact_result(for_model(result), row.id, self.context.history.large_output_chars)
             await self.ledger.finish_held(self.claim, row.id, status, result, ran=True, step=step,
                                           note=f"[Lomo runtime] {row.name} (call {row.id}), held for the creator's "
                                                f"answer, has run: {message}")
@@ -506,12 +506,13 @@ class TurnRunner:
         except StaleWrite:
             raise
         except ToolError as exc:
-            return "failed", {"error": str(exc), "error_kind": exc.kind}
+            return "failed", said_error({"error": str(exc), "error_kind": exc.kind}, exc.said_as)
         except DiskFull:
             raise  # the step is rolled back and redone when the disk has room
         except (LomoError, WorkspaceError) as exc:
-            return "failed", {"error": plain_error(str(exc), f"{tool.name} was refused", keep_detail=True),
-                              "error_kind": "refused"}
+            error = plain_error(str(exc), f"{tool.name} was refused", keep_detail=True)
+            said = getattr(exc, "said_as", None) if error == str(exc) else None
+            return "failed", said_error({"error": error, "error_kind": "refused"}, said)
         except Exception:  # noqa: BLE001 — a broken tool must not sink the turn
             log.exception("tool %s failed", tool.name)
             return "failed", {"error": f"{tool.name} failed unexpectedly; the log file has the detail",
@@ -520,7 +521,7 @@ class TurnRunner:
 
     async def _finish(self, step: int, seq: int, name: str, status: str, result: Any, *, ran: bool,
                       last: bool, durable: bool = True) -> None:
-        message = context.compact_result(result, call_key(self.claim.turn_id, step, seq),
+        message = context.compact_result(for_model(result), call_key(self.claim.turn_id, step, seq),
                                          self.context.history.large_output_chars)
         await self.ledger.finish_call(self.claim, step, seq, status, result, ran=ran, last_in_step=last, name=name,
                                       tool_message=message, durable=durable)

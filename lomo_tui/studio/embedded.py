@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .prices import simulated_latency
-from .providers import EventSink, JobEvent, ProviderError
+from ..errors import Said
+from .providers import EventSink, JobEvent, ProviderError, kind_said, said, split_error
 
 log = logging.getLogger("lomo.studio")
 FAULTS = frozenset({"duplicate", "out_of_order", "lose_final", "submit_unknown", "never_resolve"})
@@ -34,6 +35,7 @@ class _Job:
     status: str = "queued"
     progress: float = 0.0
     error: str | None = None
+    said: Said | None = None  # the error as catalogue text
     result: Path | None = None
     runner: asyncio.Task[None] | None = field(default=None, repr=False)
 
@@ -83,7 +85,7 @@ class EmbeddedStudio:
         if job_id not in self._jobs:
             self._accept(job_id, kind, params)
         if "submit_unknown" in self.faults:
-            raise ProviderError("connection dropped while submitting", unknown=True)
+            raise ProviderError(said("connection_dropped"), unknown=True)
         return job_id
 
     def resume(self, job_id: str, kind: str, params: dict[str, Any]) -> None:
@@ -99,13 +101,13 @@ class EmbeddedStudio:
     async def status(self, provider_job_id: str) -> JobEvent:
         job = self._jobs.get(provider_job_id)
         if job is None:
-            raise ProviderError(f"the studio has no job {provider_job_id}")
-        return JobEvent(job.id, job.seq, job.status, job.progress, job.error)
+            raise ProviderError(said("no_job", id=provider_job_id))
+        return JobEvent(job.id, job.seq, job.status, job.progress, job.error, job.said)
 
     async def fetch(self, provider_job_id: str) -> tuple[bytes, str]:
         job = self._jobs.get(provider_job_id)
         if job is None or job.result is None:
-            raise ProviderError(f"job {provider_job_id} has no result")
+            raise ProviderError(said("no_result", id=provider_job_id))
         return await asyncio.to_thread(job.result.read_bytes), job.result.suffix.lstrip(".")
 
     def discard(self, provider_job_id: str) -> None:
@@ -127,11 +129,11 @@ class EmbeddedStudio:
         await self._emit(job, "cancelled", job.progress)
         return True
 
-    async def _emit(self, job: _Job, status: str, progress: float, error: str | None = None,
+    async def _emit(self, job: _Job, status: str, progress: float, error: str | Said | None = None,
                     deliver: bool = True) -> None:
         job.seq += 1
-        job.status, job.progress, job.error = status, progress, error
-        event = JobEvent(job.id, job.seq, status, progress, error)
+        job.status, job.progress, (job.error, job.said) = status, progress, split_error(error)
+        event = JobEvent(job.id, job.seq, status, progress, job.error, job.said)
         if not deliver:
             return
         copies = 2 if "duplicate" in self.faults else 1
@@ -164,7 +166,7 @@ class EmbeddedStudio:
         except Exception as exc:  # noqa: BLE001 — a failed render is the job's failure, reported as such
             log.exception("studio job %s failed", job.id)
             # the creator reads the job's error: a plain sentence; the log above keeps the exception
-            await self._emit(job, "failed", job.progress, f"the embedded studio could not render this {job.kind}")
+            await self._emit(job, "failed", job.progress, said("could_not_render", what=kind_said(job.kind)))
 
     @staticmethod
     def _render(kind: str, params: dict[str, Any], seed: int) -> tuple[bytes, str]:
@@ -188,4 +190,4 @@ class EmbeddedStudio:
             return render_mesh(prompt, seed=seed), "gltf"
         if kind == "audio":
             return render_audio(prompt, seed=seed, seconds=float(params.get("seconds", 3))), "wav"
-        raise ProviderError(f"the embedded studio cannot make {kind}")
+        raise ProviderError(said("cannot_make", what=kind_said(kind)))

@@ -4,18 +4,42 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Protocol
 
+from ..errors import Said
+
 STATUS_RANK = {"submitting": 0, "queued": 1, "running": 2, "done": 3, "failed": 3, "unknown": 3, "expired": 3,
                "cancelled": 3}
 TERMINAL = frozenset({"done", "failed", "unknown", "expired", "cancelled"})
 MEDIA_EXT = {"image": "png", "video": "gif", "3d": "gltf", "audio": "wav"}
 
 
+def said(key: str, **fields: Any) -> Said:
+    """A job's error by its catalogue key in `[job]` (what became of a generation job)."""
+    return Said(f"job.{key}", fields)
+
+
+def kind_said(kind: str) -> Said | str:
+    """A generation's KIND as the catalogue says it (`tool_error.kind_*`; an unknown kind as it is)."""
+    return Said(f"tool_error.kind_{kind}") if kind in MEDIA_EXT else kind
+
+
+def split_error(error: str | Said | None) -> tuple[str | None, Said | None]:
+    """A job's ERROR as (its English, its catalogue form or None)."""
+    return (error.text("en"), error) if isinstance(error, Said) else (error, None)
+
+
 class ProviderError(Exception):
     """A provider refused or failed. `unknown` means the request may or may not have been accepted."""
 
-    def __init__(self, message: str, *, unknown: bool = False) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | Said, *, unknown: bool = False) -> None:
+        said = message if isinstance(message, Said) else None  # the creator's wording (catalogue `job.*`)
+        super().__init__(said.text("en") if said is not None else message)
         self.unknown = unknown
+        self.said_as = said
+
+    @property
+    def words(self) -> str | Said:
+        """This failure as the job's error keeps it: its catalogue form, else its English."""
+        return self.said_as if self.said_as is not None else str(self)
 
 
 @dataclass(frozen=True)
@@ -27,6 +51,7 @@ class JobEvent:
     status: str  # queued | running | done | failed
     progress: float = 0.0
     error: str | None = None
+    said: Said | None = None  # the error as catalogue text (`error` is its English)
 
 
 EventSink = Callable[[JobEvent], Awaitable[None]]

@@ -32,7 +32,8 @@ from typing import Any, Awaitable, Callable, Mapping
 from ..models.remote import caused_by, connection_kinds, Endpoint, timeout_kinds, is_loaded, preload
 from ..redact import redact
 from ..workspace.files import atomic_write
-from .providers import STATUS_RANK, TERMINAL, EventSink, JobEvent, ProviderError
+from ..errors import Said
+from .providers import STATUS_RANK, TERMINAL, EventSink, JobEvent, ProviderError, kind_said, said, split_error
 
 log = logging.getLogger("lomo.studio")
 
@@ -41,7 +42,9 @@ CONFIG_KEYS = frozenset({"image_model", "video_model", "speech_model", "voice", 
                          "poll_seconds", "image_sizes", "video_sizes", "video_durations", "audio_format",
                          "image_references"})
 REFERENCES_FILE = Path(__file__).with_name("data") / "image_references.toml"
-NO_3D = "no 3D endpoint through litellm; use the embedded studio for 3D"
+NO_3D = "no 3D endpoint through litellm; use the embedded studio for 3D"  # the English of `job.no_3d`
+ACTIONS = {"making the image": "doing_image", "making the audio": "doing_audio", "ordering the video": "doing_order",
+           "checking the video": "doing_check", "downloading the video": "doing_download"}  # `job.doing_*`
 STATUS_WORDS: dict[str, str] = {
     **dict.fromkeys(("queued", "pending", "submitted", "created", "waiting", "not_started", "scheduled",
                      "starting", "accepted"), "queued"),
@@ -63,7 +66,7 @@ _UNKNOWN_WORDS: set[str] = set()
 class StudioCallError(ProviderError):
     """A failed provider call; `retryable` tells the poll loop whether trying again may help."""
 
-    def __init__(self, message: str, *, unknown: bool = False, retryable: bool = False,
+    def __init__(self, message: str | Said, *, unknown: bool = False, retryable: bool = False,
                  status: int | None = None) -> None:
         super().__init__(message, unknown=unknown)
         self.retryable = retryable
@@ -79,7 +82,7 @@ def event_seq(status: str, progress: float) -> int:
     return 3999
 
 
-def normalise(raw: Any) -> tuple[str, float, str | None]:
+def normalise(raw: Any) -> tuple[str, float, Said | None]:
     """(status, progress 0..1, error) from a provider's video object (OpenAI, Veo, … words)."""
     word = str(_field(raw, "status") or "").strip().lower().replace("-", "_").replace(" ", "_")
     status = STATUS_WORDS.get(word)
@@ -99,7 +102,8 @@ def normalise(raw: Any) -> tuple[str, float, str | None]:
     if status in ("failed", "cancelled"):
         detail = _field(raw, "error")
         message = (_field(detail, "message") or _field(detail, "code")) if detail else None
-        error = f"the provider reported the video {word or status}" + (f": {message}" if message else "")
+        error = said("provider_reported_detail" if message else "provider_reported", word=word or status,
+                     detail=str(message or ""))
     return status, progress, error
 
 
@@ -110,6 +114,7 @@ class _Job:
     status: str = "queued"
     progress: float = 0.0
     error: str | None = None
+    said: Said | None = None  # the error as catalogue text
     result: Path | None = None
     published: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -117,16 +122,17 @@ class _Job:
 
     @property
     def event(self) -> JobEvent:
-        return JobEvent(self.id, event_seq(self.status, self.progress), self.status, self.progress, self.error)
+        return JobEvent(self.id, event_seq(self.status, self.progress), self.status, self.progress, self.error,
+                        self.said)
 
-    def advance(self, status: str, progress: float, error: str | None = None) -> bool:
+    def advance(self, status: str, progress: float, error: str | Said | None = None) -> bool:
         """Move to a later state (never back, never out of a terminal one); True when it changed."""
         if self.status in TERMINAL:
             return False
         rank, current = STATUS_RANK.get(status, 0), STATUS_RANK.get(self.status, 0)
         if rank < current or (rank == current and progress <= self.progress):
             return False
-        self.status, self.error = status, error
+        self.status, (self.error, self.said) = status, split_error(error)
         self.progress = max(progress, self.progress)
         return True
 
@@ -189,13 +195,13 @@ class LiteLLMStudio:
         if key in self._by_key:
             return self._by_key[key]
         if kind == "3d":
-            raise ProviderError(NO_3D)
+            raise ProviderError(said("no_3d"))
         if kind not in self.models:
-            raise ProviderError(f"the litellm studio cannot make {kind}")
+            raise ProviderError(said("litellm_cannot_make", what=kind_said(kind)))
         model = self.models[kind]
         if not model:
             setting = "speech_model" if kind == "audio" else f"{kind}_model"
-            raise ProviderError(f"no {kind} model configured: set {setting} in the [studio] section of config.toml")
+            raise ProviderError(said("no_model", what=kind_said(kind), setting=setting))
         if kind == "video":
             job_id = await self._order_video(model, params, key)
         else:
@@ -217,13 +223,13 @@ class LiteLLMStudio:
                 if job.result is None:
                     await self._refresh(job)
             if job.result is None:
-                raise ProviderError(f"video {_short(job.id)} is not ready yet ({job.status})")
+                raise ProviderError(said("not_ready", id=_short(job.id), status=job.status))
         if job.result is None:
-            raise ProviderError(f"job {job.id} has no result")
+            raise ProviderError(said("no_result", id=job.id))
         try:
             data = await asyncio.to_thread(job.result.read_bytes)
         except OSError as exc:
-            raise ProviderError(f"the spooled result of {_short(job.id)} could not be read: {exc.strerror}") from None
+            raise ProviderError(said("spool_unreadable", id=_short(job.id), detail=str(exc.strerror))) from None
         return data, job.result.suffix.lstrip(".")
 
     async def cancel(self, provider_job_id: str) -> bool:
@@ -234,7 +240,7 @@ class LiteLLMStudio:
             return False
         if job.task is not None:
             job.task.cancel()
-        job.status, job.error = "cancelled", "cancelled here; the provider may still finish it"
+        job.status, (job.error, job.said) = "cancelled", split_error(said("cancelled_here"))
         await self._publish(job)
         return True
 
@@ -307,7 +313,7 @@ class LiteLLMStudio:
             return base64.b64decode(str(url).split(",", 1)[1])
         if url:
             return await self._download(str(url), model)
-        raise ProviderError(f"{model} returned no image")
+        raise ProviderError(said("no_image", model=model))
 
     async def _download(self, url: str, model: str) -> bytes:
         import httpx
@@ -318,8 +324,7 @@ class LiteLLMStudio:
                 response.raise_for_status()
                 return response.content
         except httpx.HTTPError as exc:
-            raise ProviderError(f"{model} made the image but it could not be downloaded from its url "
-                                f"({type(exc).__name__})") from None
+            raise ProviderError(said("download_failed", model=model, kind=type(exc).__name__)) from None
 
     async def _speech(self, model: str, params: dict[str, Any], key: str) -> tuple[bytes, str]:
         args: dict[str, Any] = {**self._args(model), "input": str(params.get("prompt", "")), "voice": self.voice}
@@ -358,7 +363,7 @@ class LiteLLMStudio:
         raw = await self._call(model, "ordering the video", lambda lt: lt.avideo_generation(**args), submitting=True)
         video_id = _field(raw, "id")
         if not video_id:
-            raise ProviderError(f"{model} accepted the video but returned no id", unknown=True)
+            raise ProviderError(said("no_video_id", model=model), unknown=True)
         job = self._jobs.get(video_id) or _Job(str(video_id), "video")
         self._jobs[job.id] = job
         status, progress, error = normalise(raw)
@@ -382,9 +387,9 @@ class LiteLLMStudio:
                     failures += 1
                     log.info("polling video %s failed (%d): %s", _short(job.id), failures, exc)
                     continue
-                job.advance("failed", job.progress, str(exc))
+                job.advance("failed", job.progress, exc.words)
             except ProviderError as exc:
-                job.advance("failed", job.progress, str(exc))
+                job.advance("failed", job.progress, exc.words)
             await self._publish(job)
         await self._publish(job)
 
@@ -438,29 +443,30 @@ class LiteLLMStudio:
         endpoint = Endpoint(model, self.api_base, self.api_key, self.timeout, 1, 0.5, 30.0)
         status = getattr(exc, "status_code", None)
         status = status if isinstance(status, int) else None
-        where = self.api_base or "the provider"
+        where = self.api_base or said("the_provider")
+        doing = said(ACTIONS[action]) if action in ACTIONS else action
+        seconds = f"{self.timeout:g}"
         if caused_by(exc, timeout_kinds()):
             if submitting:
-                return StudioCallError(f"{model} did not answer within {self.timeout:g}s while {action}: it may "
-                                       "have been accepted, so it is not ordered again", unknown=True)
-            return StudioCallError(f"{model} did not answer within {self.timeout:g}s while {action}", retryable=True)
+                return StudioCallError(said("timeout_unknown", model=model, seconds=seconds, action=doing),
+                                       unknown=True)
+            return StudioCallError(said("timeout", model=model, seconds=seconds, action=doing), retryable=True)
         if caused_by(exc, connection_kinds()):
             if caused_by(exc, (httpx.ConnectError,)):  # the request never left: nothing was ordered
-                return StudioCallError(f"could not reach {where} for {model} while {action} — check the network, "
-                                       f"api_base, or that the server is running", retryable=True)
+                return StudioCallError(said("unreachable", where=where, model=model, action=doing), retryable=True)
             if submitting:
-                return StudioCallError(f"the connection to {where} broke while {action}: it may have been "
-                                       "accepted, so it is not ordered again", unknown=True)
-            return StudioCallError(f"the connection to {where} broke while {action}", retryable=True)
+                return StudioCallError(said("broke_unknown", where=where, action=doing), unknown=True)
+            return StudioCallError(said("broke", where=where, action=doing), retryable=True)
         if submitting and status in SUBMIT_UNKNOWN_STATUS:
             detail = self._scrub(endpoint.detail(exc))
-            return StudioCallError(f"{where} answered {status} while {action}: it may have been accepted, so it "
-                                   f"is not ordered again ({detail})", unknown=True, status=status)
+            return StudioCallError(said("answered_unknown", where=where, status=status, action=doing, detail=detail),
+                                   unknown=True, status=status)
         if video is not None and status == 404:
-            return StudioCallError(f"the provider has no video {_short(video)} (404) — it may have expired or "
-                                   "api_base may point elsewhere", status=status)
+            return StudioCallError(said("no_video", id=_short(video)), status=status)
         failure = endpoint.classify(exc)
-        return StudioCallError(self._scrub(failure.message), retryable=failure.retryable, status=status)
+        scrubbed = self._scrub(failure.message)
+        return StudioCallError(failure.said if scrubbed == failure.message else scrubbed,
+                               retryable=failure.retryable, status=status)
 
     def _scrub(self, text: str) -> str:
         text = text.replace(self.api_key, "***") if self.api_key and len(self.api_key) >= 4 else text
@@ -474,7 +480,7 @@ class LiteLLMStudio:
         if provider_job_id.startswith(("img-", "aud-")):
             path = self._spooled(provider_job_id)
             if path is None:
-                raise ProviderError(f"the litellm studio has no result for job {provider_job_id}")
+                raise ProviderError(said("litellm_no_result", id=provider_job_id))
             kind = "image" if provider_job_id.startswith("img-") else "audio"
             job = _Job(provider_job_id, kind, "done", 1.0, result=path)
         else:

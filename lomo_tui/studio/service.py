@@ -27,7 +27,8 @@ from ..store import schema as s
 from ..tasks import evidence as steps_evidence
 from ..workspace.files import atomic_write, replace_if_unchanged
 from ..workspace.errors import WorkspaceError
-from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider
+from ..errors import Said
+from .providers import STATUS_RANK, TERMINAL, JobEvent, Provider, ProviderError, choose_provider, said, split_error
 from .results import keep as keep_result
 from .. import clock
 
@@ -136,6 +137,16 @@ class Studio:
             return (await conn.execute(select(s.jobs).where(
                 s.jobs.c.workspace == self.workspace_key, s.jobs.c.idempotency_key == key))).first()
 
+    async def error_said(self, job: Any) -> Said | None:
+        """JOB's error as catalogue text (None when it has none, or its row's words changed since)."""
+        from .words import error_saids
+
+        if job.task_id is None or not job.error:
+            return None
+        async with self.host.db.read() as conn:
+            words = (await error_saids(conn, [job.task_id])).get(job.id)
+        return words if words is not None and words.text("en") == job.error else None
+
     def deadline(self, kind: str, params: dict[str, Any], expected: float) -> float:
         """When an unresolved job is given up and refunded: `[studio] deadline_seconds` for real providers,
         else a multiple of the embedded studio's expected latency."""
@@ -174,7 +185,7 @@ class Studio:
         try:
             provider_job_id = await self.provider.submit(job.kind, dict(job.params or {}), job.idempotency_key)
         except ProviderError as exc:
-            await self._finish(job_id, "unknown" if exc.unknown else "failed", str(exc), refund=not exc.unknown)
+            await self._finish(job_id, "unknown" if exc.unknown else "failed", exc.words, refund=not exc.unknown)
             return await self.job(job_id)
         self.host.faults.hit("after_gen_submit")
         async with self.host.db.write() as conn:
@@ -205,8 +216,7 @@ class Studio:
         """A job row left in `submitting` was interrupted between order and id: its outcome is unknown.
         It is never resubmitted; it is refunded if nothing arrives before its deadline."""
         if job.status == "submitting" and job.provider_job_id is None:
-            await self._finish(job.id, "unknown", "interrupted while submitting: outcome unknown, not resubmitted",
-                               refund=False)
+            await self._finish(job.id, "unknown", said("interrupted"), refund=False)
             return await self.job(job.id)
         return job
 
@@ -249,7 +259,8 @@ class Studio:
             await self._complete(job, event.seq)
         else:
             await self._finish(job.id, event.status if event.status in TERMINAL else "failed",
-                               event.error or "the studio reported a failure", refund=True, seq=event.seq)
+                               (event.said if event.said is not None and event.said.text("en") == event.error
+                                else event.error) or said("studio_failed"), refund=True, seq=event.seq)
 
     async def _complete(self, job: Any, seq: int) -> None:
         """Deliver a finished job's result: the transition to `done` comes first, conditional on the state
@@ -257,7 +268,7 @@ class Studio:
         try:
             data, ext = await self.provider.fetch(job.provider_job_id)
         except ProviderError as exc:
-            await self._finish(job.id, "failed", f"result could not be fetched: {exc}", refund=True, seq=seq)
+            await self._finish(job.id, "failed", said("fetch_failed", detail=exc.words), refund=True, seq=seq)
             return
         rel = f"renders/{job.kind if job.kind != '3d' else 'meshes'}/{slug(job.prompt)}-{job.id[-6:]}.{ext}"
         wanted = str((job.params or {}).get("output") or "")
@@ -321,17 +332,18 @@ class Studio:
                     if job.task_id:
                         await workspace.touch(conn, job.task_id, seen, wrote=True)
                     step = (job.params or {}).get("step")
-                    refused = ""
+                    refused, refusal = "", None
                     if step:  # VALIDATE before the checklist moves (J4)
                         verdict = await steps_evidence.complete_by_job(conn, self.host.workspace.root, job, step, rel,
                                                                        seen.object_id, seen.version)
-                        refused = "" if verdict.ok else "the result did not check out: " + "; ".join(verdict.problems)
-                    if refused:  # not what was ordered: the job's failure (refunded), which the task hears of
+                        refusal = None if verdict.ok else said("did_not_check_out", problems="; ".join(verdict.problems))
+                        refused = refusal.text("en") if refusal is not None else ""
+                    if refusal is not None:  # not what was ordered: the job's failure (refunded)
                         await conn.execute(update(s.jobs).where(s.jobs.c.id == job.id).values(
                             status="failed", error=refused))
                         await refund_job(conn, job.id, t)
                         await self.host.ledger.event(conn, "job_failed", job.task_id, job.turn_id, job_id=job.id,
-                                                   error=refused, refunded=True, path=rel)
+                                                   error=refused, error_said=refusal.stored(), refunded=True, path=rel)
                     else:
                         await self.host.ledger.event(conn, "job_done", job.task_id, job.turn_id, job_id=job.id,
                                                    path=rel)
@@ -391,9 +403,14 @@ class Studio:
         if discard is not None and provider_job_id:
             discard(provider_job_id)
 
-    async def _finish(self, job_id: str, status: str, error: str, *, refund: bool, seq: int | None = None) -> bool:
+    async def _finish(self, job_id: str, status: str, error: str | Said, *, refund: bool,
+                      seq: int | None = None) -> bool:
         """End a job in STATUS, conditional on the state read here; events, refund and wake-up follow only
-        the transition that happened. Returns whether it happened."""
+        the transition that happened. Returns whether it happened. ERROR: the job's `error` in English, with
+        its catalogue form (a `Said`) kept on the `job_<status>` event for the creator's language."""
+        error, words = split_error(error)
+        error = error or ""
+        extra = {"error_said": words.stored()} if words is not None else {}
         t = clock.now()
         async with self.host.db.write() as conn:
             job = (await conn.execute(select(s.jobs).where(s.jobs.c.id == job_id))).one()
@@ -409,7 +426,7 @@ class Studio:
             if refund:
                 await refund_job(conn, job_id, t)
             await self.host.ledger.event(conn, f"job_{status}", job.task_id, job.turn_id, job_id=job_id, error=error,
-                                       refunded=refund)
+                                       refunded=refund, **extra)
             requeued = await self._requeue(conn, job.turn_id)
         self._discard(job.provider_job_id)
         self.host.bus.publish(Notice.JOB_DONE, job.task_id, job_id=job_id, status=status, error=error)
@@ -498,8 +515,7 @@ class Studio:
             if job.status == "cancelled":
                 continue
             if t > job.deadline and not self._still_working(job):
-                await self._finish(job.id, "expired", "no result before the deadline; the charge was refunded",
-                                   refund=True)
+                await self._finish(job.id, "expired", said("deadline"), refund=True)
             elif job.provider_job_id and job.status != "unknown" and t - job.updated_at > silence:
                 try:
                     await self._apply(await self.provider.status(job.provider_job_id))

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select, update
 
+from ..errors import ERROR_SAID, error_words
 from ..governance.gates import open_gate
 from ..language import message
 from ..store import schema as s
@@ -52,8 +53,13 @@ class Failure:
 
     tool: str
     kind: str
-    error: str
+    error: str  # the English the model read (what `signature` compares)
     attempt: str = ""  # turn/step: parallel calls of one step that fail alike are one attempt
+    said: Any = field(default=None, compare=False)  # the error as catalogue text (`error_said`), if it has one
+
+    def words(self, lang: str) -> str:
+        """The error as the creator reads it in LANG (its English where it has no catalogue form)."""
+        return error_words({"error": self.error, ERROR_SAID: self.said}, lang) if self.error else ""
 
     @property
     def signature(self) -> tuple[str, str, str]:
@@ -91,7 +97,7 @@ async def failures_since(conn: AsyncConnection, task_id: str, since: float) -> l
                 result = {"error": result}
         result = result if isinstance(result, dict) else {}
         out.append(Failure(row.name, str(result.get("error_kind") or "refused"), str(result.get("error") or ""),
-                           f"{row.turn_id}/{row.step}"))
+                           f"{row.turn_id}/{row.step}", result.get(ERROR_SAID)))
     return out
 
 
@@ -134,7 +140,7 @@ async def failure_verdict(conn: AsyncConnection, task: Any, turn: Any, time_scal
         return await stop_on_failure(conn, task, failure, tries)
     delay = min(BACKOFF_SECONDS * 2 ** (tries - 1), BACKOFF_MAX) * time_scale
     return Verdict("active", message("report.retrying", task.language, what=tool_words(task, failure.tool),
-                                     error=failure.error),
+                                     error=failure.words(task.language)),
                    retry_after=delay)
 
 
@@ -154,7 +160,8 @@ async def stop_on_failure(conn: AsyncConnection, task: Any, failure: Failure, tr
     """The task stops repeating itself: failed, with a plain reason, and a card asking how to go on."""
     lang = task.language
     what = tool_words(task, failure.tool)
-    error = failure.error if len(failure.error) <= 240 else failure.error[:239] + "…"
+    error = failure.words(lang)
+    error = error if len(error) <= 240 else error[:239] + "…"
     times = message("failure.twice", lang) if tries == 2 else message("failure.times", lang, n=tries)
     reason = message("failure.question", lang, title=task.title, what=what, times=times, error=error)
     words = [message(f"failure.{k}", lang) for k in
@@ -197,7 +204,8 @@ async def one_shot_verdict(conn: AsyncConnection, task: Any, turn: Any) -> Verdi
     failures = await failures_since(conn, task.id, turn.created_at)
     if failures and all(f.kind == "declined" for f in failures):
         return Verdict("idle", message("status.spend_declined", task.language))
-    error = next((f.error for f in reversed(failures) if f.error), message("status.generation_failed", task.language))
+    error = next((f.words(task.language) for f in reversed(failures) if f.error),
+                 message("status.generation_failed", task.language))
     await conn.execute(insert(s.events).values(type="task_failed", at=clock.now(), task_id=task.id,
                                                data={"reason": error}))
     return Verdict("failed", error)

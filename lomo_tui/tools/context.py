@@ -8,6 +8,7 @@ from typing import Any
 from ..context import outputs
 from ..context.domains import all_domains
 from ..store.engine import fetch
+from ..errors import for_model
 from .registry import Registry, ToolContext, ToolError, obj, tool
 
 OUTPUT = ("SELECT c.result FROM tool_calls c JOIN turns t ON t.id = c.turn_id "
@@ -27,7 +28,7 @@ def register(reg: Registry) -> None:
         known = all_domains(ctx.services.registry)
         unknown = sorted(set(domains) - known)
         if unknown:
-            raise ToolError(f"no tool domain {', '.join(unknown)}; the domains are {', '.join(sorted(known))}")
+            raise ToolError.said("no_domain", unknown=", ".join(unknown), known=", ".join(sorted(known)))
         names = sorted(t.name for t in ctx.services.registry.tools.values() if t.domain in domains)
         return {"loaded": sorted(set(domains)), "tools": names, "note": "visible from your next step"}
 
@@ -43,9 +44,9 @@ def register(reg: Registry) -> None:
         async with ctx.services.db.read() as conn:
             rows = await fetch(conn, OUTPUT, {"id": id, "task_id": ctx.task_id})
         if not rows or rows[0].result is None:
-            raise ToolError(f"this task has no stored output {id!r}")
+            raise ToolError.said("no_output", id=repr(id))
         raw = rows[0].result
-        return outputs.page(json.loads(raw) if isinstance(raw, str) else raw, id, offset, limit)
+        return outputs.page(for_model(json.loads(raw) if isinstance(raw, str) else raw), id, offset, limit)
 
     @tool(reg, "read_history", "Show this task's messages between two message ids whole (summaries name the "
           "ranges they cover).", obj({
@@ -55,7 +56,7 @@ def register(reg: Registry) -> None:
           side_effect="read", idempotent=True)
     async def read_history(ctx: ToolContext, from_message: int, to_message: int) -> dict[str, Any]:
         if to_message < from_message:
-            raise ToolError("to_message must not be before from_message")
+            raise ToolError.said("history_order")
         async with ctx.services.db.read() as conn:
             rows = await fetch(conn, HISTORY, {"task_id": ctx.task_id, "first": from_message, "last": to_message})
         lines: list[str] = []

@@ -70,7 +70,7 @@ def register(reg: Registry) -> None:
         if old is not None:
             pairs.insert(0, (old, new or ""))
         if not pairs:
-            raise ToolError("edit_file needs old/new or a list of edits")
+            raise ToolError.said("edit_needs")
         return await ctx.services.workspace.edit(path, pairs, base_version, ctx.task_id, ctx.key)
 
     @tool(reg, "append_file", "Append text to a workspace file (notes, logs). Not idempotent: after an "
@@ -86,7 +86,7 @@ def register(reg: Registry) -> None:
           side_effect="read", idempotent=True)
     async def search_files(ctx: ToolContext, query: str, pattern: str = "*") -> dict[str, Any]:
         if not query.strip():
-            raise ToolError("say what to look for")
+            raise ToolError.said("search_needs")
         return {"matches": await ctx.services.workspace.search(query, pattern)}
 
     @tool(reg, "delete_file", "Delete a workspace file. Irreversible: the creator is always asked first.",
@@ -108,7 +108,7 @@ def register(reg: Registry) -> None:
         if gate.status == "pending":  # the card covers this deletion only: the task's other work goes on (G4)
             return Suspend("gate", gate.id, "waiting_gate", defer=True, holds=True)
         if gate.status != "approved" or (gate.resolution or {}).get("option") != 1:
-            raise ToolError(f"the creator kept {rel}; do not delete it")
+            raise ToolError.said("kept_file", path=rel)
         return await workspace.delete(rel, ctx.task_id)
 
     @tool(reg, "list_files", f"List workspace files (optional glob pattern) with kind and version, "
@@ -153,7 +153,7 @@ def register(reg: Registry) -> None:
         deadline = None
         if deadline_minutes is not None:
             if if_unanswered is not None and if_unanswered not in options:
-                raise ToolError(f"if_unanswered must be one of the options ({', '.join(options)})")
+                raise ToolError.said("if_unanswered", options=", ".join(options))
             deadline = clock.now() + float(deadline_minutes) * 60
             scope.update(default=if_unanswered)
         async with ctx.services.ledger.fenced(ctx.claim) as conn:

@@ -14,7 +14,7 @@ FLOW = {"type": "string", "description": "workspace path of the flow file"}
 async def _flow_at(ctx: ToolContext, path: str, version: int) -> Any:
     text = await ctx.services.workspace.version_content(path, version)
     if text is None:
-        raise ToolError(f"version {version} of {path} is not kept; read_flow it again and redo the edit")
+        raise ToolError.said("version_not_kept", version=version, path=path)
     return parse_flow(text)
 
 
@@ -42,7 +42,7 @@ def register(reg: Registry) -> None:
         read = await ctx.services.workspace.read(path, ctx.task_id)
         node = parse_flow(read["content"]).node(node_id)
         if node is None:
-            raise ToolError(f"{path} has no node {node_id!r}")
+            raise ToolError.said("no_node", path=path, node=repr(node_id))
         return {"path": read["path"], "version": read["version"], "node": node.to_json()}
 
     @tool(reg, "edit_flow_nodes", "Edit flow nodes against the version you read: edits maps node id to a params "
@@ -64,7 +64,7 @@ def register(reg: Registry) -> None:
             elif edit is None or isinstance(edit, dict):
                 node_edits[node_id] = edit
             else:
-                raise ToolError(f"the edit for {node_id!r} must be an object or null")
+                raise ToolError.said("node_edit_shape", node=repr(node_id))
         try:
             merged = merge_node_edits(base, latest, node_edits)
         except FlowError as exc:

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from ..errors import Said
 from ..governance.budget import check_spend, hold_spending
 from ..governance.gates import open_gate
 from ..language import message
@@ -48,7 +49,16 @@ def _size(size: Any) -> tuple[int, int]:
         w, _, h = size.lower().partition("x")
         if w.isdigit() and h.isdigit() and 64 <= int(w) <= 2048 and 64 <= int(h) <= 2048:
             return int(w), int(h)
-    raise ToolError(f"size {size!r} is not one of {', '.join(SIZES)} or WxH between 64 and 2048")
+    raise ToolError.said("size", size=repr(size), sizes=", ".join(SIZES))
+
+
+NOT_IMAGES = ("document", "audio", "video", "3d", "flow", "image")  # `tool_error.input_is_*`: what an input was
+KINDS = ("image", "video", "3d", "audio")  # `tool_error.kind_*`: the kinds of generation
+
+
+def kind_words(kind: str) -> Said | str:
+    """A generation's KIND as the catalogue says it (an unknown kind as it is)."""
+    return Said(f"tool_error.kind_{kind}") if kind in KINDS else kind
 
 
 # The first bytes of the raster formats the studio reads (an image input must be one of them).
@@ -72,16 +82,14 @@ async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
         try:
             path, rel = ctx.services.workspace.resolve(rel)
         except (WorkspaceError, ValueError, OSError) as exc:
-            raise ToolError(f"input {rel!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
-                            kind="bad_input") from None
+            raise ToolError.said("input_outside", kind="bad_input", path=repr(rel),
+                                 why=plain_error(str(exc), "") or Said("tool_error.outside")) from None
         if not path.is_file():
-            raise ToolError(f"input {rel} does not exist in the workspace", kind="bad_input")
+            raise ToolError.said("input_missing", kind="bad_input", path=rel)
         if not _is_raster_image(path):
             kind = kind_for(path)
-            what = {"document": "a text document", "audio": "a sound", "video": "a video", "3d": "a 3D model",
-                    "flow": "a flow", "image": "an image format the studio cannot read"}.get(kind, "not an image")
-            raise ToolError(f"input {rel} is {what}, not an image; pass images only (png, jpeg, gif, webp) "
-                            "or leave inputs out", kind="bad_input")
+            what = Said(f"tool_error.input_is_{kind if kind in NOT_IMAGES else 'other'}")
+            raise ToolError.said("input_not_image", kind="bad_input", path=rel, what=what)
         files.append(str(path))
     return files
 
@@ -93,10 +101,10 @@ def _output(ctx: ToolContext, output: str | None, extensions: tuple[str, ...]) -
     try:
         path, rel = ctx.services.workspace.resolve(output)
     except (WorkspaceError, ValueError, OSError) as exc:
-        raise ToolError(f"output {output!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
-                        kind="bad_input") from None
+        raise ToolError.said("output_outside", kind="bad_input", path=repr(output),
+                             why=plain_error(str(exc), "") or Said("tool_error.outside")) from None
     if not rel.lower().endswith(extensions):
-        raise ToolError(f"output {rel} must end in {' or '.join(extensions)}", kind="bad_input")
+        raise ToolError.said("output_ext", kind="bad_input", path=rel, extensions=" or ".join(extensions))
     # what the result may replace: the file as it is now (H2/H3 — a save made after this is never overwritten)
     base = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
     return {"output": rel, "output_base": base}
@@ -112,7 +120,7 @@ async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, A
             async with ctx.services.db.read() as conn:
                 item = await checklist.find(conn, ctx.task_id, step)
             if item is None:
-                raise ToolError(f"this task has no checklist step {step!r}")
+                raise ToolError.said("no_checklist_step", step=repr(step))
             params = dict(params, step=item.id)
         amount = quote(kind, params)
         expected = simulated_latency(kind, params, 0)
@@ -122,7 +130,7 @@ async def generate(ctx: ToolContext, kind: str, prompt: str, params: dict[str, A
         job = await studio.send(placed)
     else:
         job = await studio.recover(job)
-    return outcome(job)
+    return outcome(job, await studio.error_said(job))
 
 
 async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params: dict[str, Any], amount: float,
@@ -139,8 +147,7 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
             return Suspend("gate", plan_gate, "waiting_gate", defer=True, holds=True)
         changed = await changed_since_decided(conn, ctx)
         if changed:  # e.g. the creator edited the storyboard while the plan gate waited
-            raise ToolError(f"{', '.join(changed)} changed since this step was decided; nothing was ordered or "
-                            "charged. Re-read it and order again with what it says now")
+            raise ToolError.said("changed", files=", ".join(changed))
         await hold_spending(conn)
         verdict = await check_spend(conn, sv.budget, task_id=ctx.task_id, autonomy=task.autonomy, key=ctx.key,
                                     amount=amount, lang=task.language or "en")
@@ -149,8 +156,8 @@ async def _authorise_and_place(ctx: ToolContext, kind: str, prompt: str, params:
         gate = await _spend_gate(ctx, conn, task, kind, prompt, amount, verdict.reason)
     if gate.status == "pending":  # the card covers this order only: the task's other work goes on (G4)
         return Suspend("gate", gate.id, "waiting_gate", defer=True, holds=True)
-    raise ToolError(f"the creator declined spending {amount:.2f} {sv.budget.currency} on this {kind}; "
-                    "do not order it again unless they ask", kind="declined")
+    raise ToolError.said("spend_declined", kind="declined", amount=f"{amount:.2f}", currency=sv.budget.currency,
+                         what=kind_words(kind))
 
 
 async def changed_since_decided(conn: Any, ctx: ToolContext) -> list[str]:
@@ -205,20 +212,28 @@ async def _spend_gate(ctx: ToolContext, conn: Any, task: Any, kind: str, prompt:
     return (await conn.execute(select(s.gates).where(s.gates.c.id == batch.id))).one()
 
 
-def outcome(job: Any) -> Any:
-    """The call's result once its job settled, or a deferred wait on it."""
+def outcome(job: Any, said: Said | None = None) -> Any:
+    """The call's result once its job settled, or a deferred wait on it. SAID: the job's error as catalogue
+    text (the creator reads that; the model reads the stored English `job.error`)."""
     if job.status == "done":
         return {"job_id": job.id, "status": "done", "path": job.artifact_path, "cost": job.cost}
     if job.status in ("queued", "running", "submitting"):
         return Suspend("job", job.id, "waiting_job", defer=True)
     if job.status == "unknown":
-        reason = plain_error(job.error, "its outcome is unknown")
-        raise ToolError(f"job {job.id}: {reason}. It was not resubmitted; check with the creator before "
-                        "ordering again.", kind="job_unknown")
-    reason = plain_error(job.error, f"the studio could not make this {job.kind}", keep_detail=True)
-    refund = "" if "refund" in reason else "; any charge was refunded"
-    raise ToolError(f"the {job.kind} was not made (job {job.id} {job.status}): {reason}{refund}",
-                    kind=f"job_{job.status}")
+        reason = plain_error(job.error, "")
+        raise ToolError.said("job_unknown", kind="job_unknown", id=job.id,
+                             reason=_job_reason(reason, said) or Said("tool_error.outcome_unknown"))
+    what = kind_words(job.kind)
+    reason = plain_error(job.error, "", keep_detail=True)
+    refund = "" if "refund" in reason else Said("tool_error.refunded")
+    status = Said(f"tool_error.status_{job.status}") if job.status in ("failed", "expired", "cancelled") else job.status
+    raise ToolError.said("not_made", kind=f"job_{job.status}", what=what, id=job.id, status=status, refund=refund,
+                         reason=_job_reason(reason, said) or Said("tool_error.studio_could_not", what=what))
+
+
+def _job_reason(reason: str, said: Said | None) -> Said | str:
+    """The job's REASON as the model reads it, in its catalogue form SAID when that says the same in English."""
+    return said if reason and said is not None and said.text("en") == reason else reason
 
 
 def register(reg: Registry) -> None:
@@ -241,7 +256,7 @@ def register(reg: Registry) -> None:
                              ) -> Any:
         seconds = float(seconds or 5)
         if not 0.5 <= seconds <= 60:
-            raise ToolError("seconds must be between 0.5 and 60")
+            raise ToolError.said("seconds_range", most=60)
         params = {"seconds": seconds, "size_px": [480, 270], "input_files": await _inputs(ctx, inputs),
                   "inputs": inputs or [], **_output(ctx, output, (".gif", ".webp"))}
         return await generate(ctx, "video", prompt, params, step)
@@ -258,5 +273,5 @@ def register(reg: Registry) -> None:
                              ) -> Any:
         seconds = float(seconds or 3)
         if not 0.5 <= seconds <= 120:
-            raise ToolError("seconds must be between 0.5 and 120")
+            raise ToolError.said("seconds_range", most=120)
         return await generate(ctx, "audio", prompt, {"seconds": seconds}, step)

@@ -143,14 +143,14 @@ def register(reg: Registry) -> None:
         async with sv.ledger.fenced(ctx.claim) as conn:
             item = await checklist.find(conn, ctx.task_id, step)
             if item is None:
-                raise ToolError(f"this task has no step {step!r}")
+                raise ToolError.said("no_step", step=repr(step))
             if item.needs_confirmation:
-                raise ToolError(f"step {item.position} needs the creator's confirmation; the runtime asks them")
+                raise ToolError.said("step_needs_confirmation", n=item.position)
             if item.state == "done":
                 return {"step": item.id, "state": "done", "evidence": item.evidence}
             verdict = await steps_evidence.claim(conn, sv.workspace, ctx.task_id, item.id, artifacts or [],
                                                  note=evidence, turn_id=ctx.claim.turn_id)
         if not verdict.ok:  # the refusal is on the record (committed above); the step did not move
-            raise ToolError(f"step {item.position} was not marked done: {'; '.join(verdict.problems)}",
-                            kind="unverified")
+            raise ToolError.said("step_unverified", kind="unverified", n=item.position,
+                                 problems="; ".join(verdict.problems))
         return {"step": item.id, "state": "done", "verified": [src.describe() for src in verdict.sources]}

@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from ..errors import Said
 from ..workspace.errors import WorkspaceError
 from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, tool
 
@@ -27,10 +28,10 @@ def _source(ctx: ToolContext, rel: str, what: str) -> Path:
     try:
         path, rel = ctx.services.workspace.resolve(rel)
     except (WorkspaceError, ValueError, OSError) as exc:
-        raise ToolError(f"{what} {rel!r} is not a workspace path: {plain_error(str(exc), 'it is outside')}",
-                        kind="bad_input") from None
+        raise ToolError.said("path_outside", kind="bad_input", what=Said(f"tool_error.source_{what}"), path=repr(rel),
+                             why=plain_error(str(exc), "") or Said("tool_error.outside")) from None
     if not path.is_file():
-        raise ToolError(f"{what} {rel} does not exist in the workspace", kind="bad_input")
+        raise ToolError.said("path_missing", kind="bad_input", what=Said(f"tool_error.source_{what}"), path=rel)
     return path
 
 
@@ -39,7 +40,7 @@ def _output(rel: str) -> tuple[str, str]:
 
     stem, dot, suffix = rel.rpartition(".")
     if not dot or suffix.lower() not in FORMATS:
-        raise ToolError(f"output {rel!r} must end in .mp4 (or .webp)", kind="bad_input")
+        raise ToolError.said("film_ext", kind="bad_input", path=repr(rel))
     return stem, suffix.lower()
 
 
@@ -58,8 +59,8 @@ def register(reg: Registry) -> None:
         try:
             film = await asyncio.to_thread(assemble, sources, sound, fmt=wanted)
         except ValueError as exc:
-            raise ToolError(f"the film was not made: {plain_error(str(exc), 'a clip could not be read')}",
-                            kind="bad_input") from None
+            raise ToolError.said("film_not_made", kind="bad_input",
+                                 why=plain_error(str(exc), "") or Said("tool_error.clip_unreadable")) from None
         target = output if film.format == wanted else f"{stem}.{film.format}"
         written = await ctx.services.workspace.write_bytes(target, film.data, base_version, ctx.task_id, ctx.key)
         result: dict[str, Any] = dict(written, format=film.format, seconds=round(film.seconds, 3),
@@ -91,11 +92,11 @@ def register_graph(reg: Registry) -> None:
         from ..studio.render import clip_format
 
         if not path.endswith(".flow.json"):
-            raise ToolError(f"the graph {path!r} must be a .flow.json file", kind="bad_input")
+            raise ToolError.said("graph_ext", kind="bad_input", path=repr(path))
         read = await ctx.services.workspace.read(storyboard, ctx.task_id)
         shots = parse_storyboard(read["content"])
         if not shots:
-            raise ToolError(f"{read['path']} has no '## Shot N' sections to make a graph from", kind="bad_input")
+            raise ToolError.said("no_shots", kind="bad_input", path=read["path"])
         seconds = sum(shot.seconds or 3 for shot in shots.values())
         folder = path[: -len(".flow.json")]
         text = film_text(brief=brief or subject, subject=subject or brief or folder, storyboard=read["path"],
@@ -113,12 +114,11 @@ def register_graph(reg: Registry) -> None:
         try:
             progress = await engine.advance()
         except FlowError as exc:
-            raise ToolError(f"{path} is not a valid graph: {exc}", kind="bad_input") from None
+            raise ToolError.said("graph_invalid", kind="bad_input", path=path, detail=str(exc)) from None
         except GraphError as exc:
-            raise ToolError(f"{path}: {exc}", kind="bad_input") from None
+            raise ToolError.said("graph_error", kind="bad_input", path=path, detail=str(exc)) from None
         if progress.declined:
-            raise ToolError("the creator declined the production card; nothing was made or charged. Do not run "
-                            "it again unless they ask", kind="declined")
+            raise ToolError.said("production_declined", kind="declined")
         if progress.gate:
             return Suspend("gate", progress.gate, "waiting_gate")
         if progress.jobs:
@@ -126,7 +126,7 @@ def register_graph(reg: Registry) -> None:
         states = progress.states
         if progress.failed:
             reasons = "; ".join(f"{i}: {states[i].error or 'failed'}" for i in progress.failed[:4])
-            raise ToolError(f"the graph stopped: {reasons}", kind="graph_failed")
+            raise ToolError.said("graph_stopped", kind="graph_failed", reasons=reasons)
         cut = next((st.artifact for st in states.values() if st.type == "assembly" and st.artifact), None)
         return {"graph": engine.path, "status": "done", "film": cut,
                 "nodes": {i: st.state for i, st in states.items()}, "made_now": progress.ran}

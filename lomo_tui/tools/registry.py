@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from ..errors import Said
+
 if TYPE_CHECKING:
     from ..ledger import Claim
     from .services import Services
@@ -23,9 +25,24 @@ class ToolError(Exception):
     `refused`, `declined`, `invalid_arguments`, `bad_input`, `job_failed`, `job_expired`, `job_unknown`,
     `internal`, `transient` (the stop check backs those off and tries again instead)."""
 
+    said_as: Said | None = None  # the creator's wording (catalogue `tool_error.*`); `str()` is what the model reads
+
     def __init__(self, message: str, *, kind: str = "refused") -> None:
         super().__init__(message)
         self.kind = kind
+
+    @classmethod
+    def said(cls, key: str, /, *, kind: str = "refused", **fields: Any) -> ToolError:
+        """This error worded by the catalogue's KEY ("tool_error.KEY" when it names no section): the model reads
+        its English (`str()`), the creator any language (`text(lang)`)."""
+        said = Said(key if "." in key else f"tool_error.{key}", fields)
+        exc = cls(said.text("en"), kind=kind)
+        exc.said_as = said
+        return exc
+
+    def text(self, lang: str) -> str:
+        """The message in LANG (as raised where it has no catalogue key)."""
+        return self.said_as.text(lang) if self.said_as is not None else str(self)
 
 
 _PY_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?|Traceback \(most recent call last\)")

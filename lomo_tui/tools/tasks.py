@@ -41,7 +41,7 @@ async def consumed(ctx: ToolContext) -> list[Any]:
     async with ctx.services.db.read() as conn:
         kind = (await conn.execute(select(s.tasks.c.kind).where(s.tasks.c.id == ctx.task_id))).scalar()
         if kind != "main":
-            raise ToolError("routing tools run on the main thread only")
+            raise ToolError.said("main_only")
         return list((await conn.execute(select(s.inbox.c.id, s.inbox.c.text).where(
             s.inbox.c.consumed_turn == ctx.claim.turn_id, s.inbox.c.consumed_step == ctx.step).order_by(
             s.inbox.c.sent_at))).all())
@@ -168,7 +168,7 @@ def register(reg: Registry) -> None:
     async def create_task(ctx: ToolContext, title: str, kind: str, goal: str = "", brief: str = "",
                           language: str = "", force: bool = False) -> Any:
         if kind not in KINDS:
-            raise ToolError("kind must be lightweight or persistent")
+            raise ToolError.said("task_kind")
         rows = await consumed(ctx)
         words = "\n".join(r.text for r in rows)
         parsed = parsed_message(ctx, rows)
@@ -212,7 +212,7 @@ def register(reg: Registry) -> None:
             task = await _task_here(conn, task_id)
             gate = (await conn.execute(select(s.gates).where(s.gates.c.dedupe_key == f"{ctx.key}/route"))).first()
         if task is not None and task.kind == "main":
-            raise ToolError("that is the main thread; answer the creator directly instead")
+            raise ToolError.said("is_main")
         if gate is None and (task is None or not deterministic.usable(task)):
             if task is None:
                 actions = [_new_action(lang, title=_title_from(words), kind="persistent"), _cancel_action(lang)]
