@@ -1,6 +1,7 @@
 """Textual's own chrome in the creator's language: the command palette's placeholder and its "No matches
-found", the theme search, and Textual's system commands (Theme, Quit, Keys, Maximize, Screenshot), worded
-from the catalogue's `[tui_palette]`. Lomo's own commands are in `commands.py`."""
+found", the theme search, and Textual's system commands (Theme, Quit, Maximize, Screenshot), worded from the
+catalogue's `[tui_palette]`. Textual's "Keys" (its help panel, every widget's bindings in English) is left
+out: Lomo's own "Help: keys" (F1) lists the keys in the creator's language. Lomo's commands: `commands.py`."""
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -18,8 +19,6 @@ from .strings import text
 SYSTEM_WORDS = {
     "Theme": "theme", "Change the current theme": "theme_help",
     "Quit": "quit", "Quit the application as soon as possible": "quit_help",
-    "Keys": "keys", "Show help for the focused widget and a summary of available keys": "keys_show_help",
-    "Hide the keys and widget help panel": "keys_hide_help",
     "Maximize": "maximize", "Maximize the focused widget": "maximize_help",
     "Minimize": "minimize", "Minimize the widget and restore to normal size": "minimize_help",
     "Screenshot": "screenshot", "Save an SVG 'screenshot' of the current screen": "screenshot_help",
@@ -65,4 +64,5 @@ class PaletteChrome:
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):  # type: ignore[misc]
-            yield command._replace(title=_worded(command.title), help=_worded(command.help))
+            if command.title != "Keys":
+                yield command._replace(title=_worded(command.title), help=_worded(command.help))
