@@ -60,21 +60,17 @@ def _global(parser: argparse.ArgumentParser, top: bool = False) -> None:
     default = None if top else argparse.SUPPRESS
     parser.add_argument("--workspace", metavar="DIR", default=default, help=helped("workspace"))
     parser.add_argument("--db", metavar="URL", default=default, help=helped("db"))
-    parser.add_argument("--model", metavar="NAME", default=default,
-                        help=helped("model"))
+    parser.add_argument("--model", metavar="NAME", default=default, help=helped("model"))
 
 
 def build_parser() -> LomoParser:
-    parser = LomoParser(
-        prog="lomo", description=helped("lomo"))
+    parser = LomoParser(prog="lomo", description=helped("lomo"))
     parser.add_argument("--version", action="version", version=f"lomo {__version__}")
     _global(parser, top=True)
-    parser.add_argument("--run-once", nargs="?", const="", default=None, metavar="MESSAGE",
-                        help=helped("run_once"))
+    parser.add_argument("--run-once", nargs="?", const="", default=None, metavar="MESSAGE", help=helped("run_once"))
     parser.add_argument("--task", metavar="TASK_ID", help=helped("run_once_task"))
     parser.add_argument("--json", action="store_true", help=helped("json"))
-    parser.add_argument("--max-wait", type=float, default=600.0, metavar="SECONDS",
-                        help=helped("max_wait"))
+    parser.add_argument("--max-wait", type=float, default=600.0, metavar="SECONDS", help=helped("max_wait"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=LomoParser)
 
     def add(name: str, help: str, handler: Handler) -> argparse.ArgumentParser:
