@@ -83,7 +83,8 @@ def test_user_themes_add_to_and_override_bundled_ones(tmp_path):
     (tmp_path / "dark.toml").write_text('name = "lomo-dark"\nprimary = "#00ff00"\n', encoding="utf-8")
     (tmp_path / "broken.toml").write_text('name = "x"\nprimary = \n', encoding="utf-8")
     (tmp_path / "odd.toml").write_text('name = "odd"\nprimary = "#fff"\ncolour = "#000"\n', encoding="utf-8")
-    themes, problems = discover(tmp_path)
+    themes, said = discover(tmp_path)
+    problems = [p.text("en") for p in said]
     by_name = {t.name: t for t in themes}
     assert by_name["mine"].primary == "#ff0000" and by_name["lomo-dark"].primary == "#00ff00"
     assert any("broken.toml" in p for p in problems) and any("colour" in p for p in problems)
@@ -153,7 +154,8 @@ def test_the_key_table_for_the_readme_lists_every_key():
 ])
 def test_a_bad_user_theme_is_one_line_and_the_bundled_one_stays(tmp_path, body, says):
     (tmp_path / "mine.toml").write_text(body, encoding="utf-8")
-    themes, problems = discover(tmp_path)
+    themes, said = discover(tmp_path)
+    problems = [p.text("en") for p in said]
     assert len(problems) == 1 and says in problems[0] and "mine.toml" in problems[0]
     assert "\n" not in problems[0] and "Traceback" not in problems[0]
     dark = {t.name: t for t in themes}["lomo-dark"]

@@ -12,29 +12,25 @@ from contextlib import asynccontextmanager
 from ..errors import LomoError, UnknownId
 from .. import clock
 from .main import cli_language
+from .wording import helped
 
-TASK_ACTIONS = (("new", "create a persistent task"), ("stop", "stop a task"), ("pause", "pause a task"),
-                ("resume", "resume a paused task"), ("promote", "make a one-shot task persistent"),
-                ("archive", "archive a task"), ("unarchive", "bring an archived task back"),
-                ("autonomy", "how much a task may do without asking: ask | plan | auto"),
-                ("goal", "change a task's goal (and brief): its plan is rebuilt for the new goal"),
-                ("list", "list tasks (one-shot tasks marked)"),
-                ("show", "one task: brief, checklist, replies, artifacts, gates, jobs, spend"),
-                ("export", "a task as Markdown or HTML for sharing: brief, checklist, conversation, results"))
+TASK_ACTIONS = ("new", "stop", "pause", "resume", "promote", "archive", "unarchive", "autonomy", "goal", "list",
+                "show", "export")  # each worded by the catalogue's cli_help.task_NAME
 
 
 def register(add: Any) -> None:
-    add("worker", "run the runtime headless until SIGTERM/SIGINT", worker)
-    add("inspect", "print the state document", inspect)
-    task = add("task", "create, control, list, show or export tasks", task_command)
+    add("worker", helped("worker"), worker)
+    add("inspect", helped("inspect"), inspect)
+    task = add("task", helped("task"), task_command)
     task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True,
                                    parser_class=type(task))
-    for name, help in TASK_ACTIONS:
+    for name in TASK_ACTIONS:
+        help = helped(f"task_{name}")
         p = task_sub.add_parser(name, help=help, description=help)
         from .main import _global
 
         _global(p)
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=helped("json"))
         if name == "new":
             p.add_argument("title")
             p.add_argument("--brief", default="")
@@ -43,25 +39,25 @@ def register(add: Any) -> None:
         if name == "autonomy":
             p.add_argument("level", choices=("ask", "plan", "auto"))
         if name == "goal":
-            p.add_argument("goal", help="the new goal, in your words ('-' keeps it and changes only --brief)")
-            p.add_argument("--brief", default=None, help="the new brief (default: keep it)")
-            p.add_argument("--why", default="", help="why it changed (kept with the version)")
+            p.add_argument("goal", help=helped("goal_goal"))
+            p.add_argument("--brief", default=None, help=helped("goal_brief"))
+            p.add_argument("--why", default="", help=helped("goal_why"))
         if name == "export":
-            p.add_argument("--format", choices=("md", "html"), default="md", help="md (default) or html")
+            p.add_argument("--format", choices=("md", "html"), default="md", help=helped("export_format"))
             p.add_argument("--output", "-o", metavar="FILE", default=None,
-                           help="write here (default: stdout; html images are linked relative to FILE)")
-    add("gates", "list pending gates", gates)
+                           help=helped("export_output"))
+    add("gates", helped("gates"), gates)
     for name in ("approve", "reject"):
-        p = add(name, f"{name} a pending gate", resolve)
+        p = add(name, helped(name), resolve)
         p.add_argument("gate_id")
         if name == "approve":
-            p.add_argument("--option", type=int, default=None, help="which option (1-based)")
-    p = add("send", "deliver a message (to Main, or --task) for a running TUI or worker to pick up", send)
-    p.add_argument("message", nargs="?", default=None, help="the message ('-' or left out: read from stdin)")
+            p.add_argument("--option", type=int, default=None, help=helped("approve_option"))
+    p = add("send", helped("send"), send)
+    p.add_argument("message", nargs="?", default=None, help=helped("send_message"))
     p.add_argument("--task", metavar="TASK_ID", default=argparse.SUPPRESS)
     p.add_argument("--wait", nargs="?", type=float, const=600.0, default=None, metavar="SECONDS",
-                   help="wait for the reply (default up to 600 s) and print it")
-    p = add("withdraw", "withdraw (or replace) a message not yet read by its task", withdraw)
+                   help=helped("send_wait"))
+    p = add("withdraw", helped("withdraw"), withdraw)
     p.add_argument("message_id")
     p.add_argument("--replace", metavar="TEXT", default=None)
 

@@ -6,7 +6,9 @@ import argparse
 import json
 from typing import Any
 
-HELP = "show the prompt a task's next step would send (the main thread without TASK_ID)"
+from .wording import helped
+
+HELP = helped("context")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from .. import __version__
 from ..errors import LomoError, Said, UsageError
+from .wording import LomoHelpFormatter, error_line, helped
 
 Handler = Callable[[Any, argparse.Namespace], Awaitable[int]]
 AddCommand = Callable[[str, str, Handler], argparse.ArgumentParser]
@@ -27,10 +28,12 @@ log = logging.getLogger("lomo.cli")
 
 
 class LomoParser(argparse.ArgumentParser):
-    """argparse without prefix guessing, whose errors name what was not understood and the nearest valid word."""
+    """argparse without prefix guessing, whose errors name what was not understood and the nearest valid word,
+    and whose help is worded in the creator's language (help texts are `[cli_help]` keys: cli.wording)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", LomoHelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str | Said) -> None:  # type: ignore[override]
@@ -43,9 +46,10 @@ class LomoParser(argparse.ArgumentParser):
             what = "command" if self._is_top() else "choice"
             message = (Said(f"cli_error.unknown_{what}", {"word": word, "nearest": nearest[0]}) if nearest
                        else Said(f"cli_error.unknown_{what}_choose", {"word": word, "choices": ", ".join(choices)}))
-        text = message.text(cli_language()) if isinstance(message, Said) else message
+        lang = cli_language()
+        text = message.text(lang) if isinstance(message, Said) else error_line(message, lang)
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {text}\n")
+        self.exit(2, Said("cli_help.error", {"prog": self.prog, "text": text}).text(lang) + "\n")
 
     def _is_top(self) -> bool:
         return self.prog == "lomo"
@@ -54,30 +58,25 @@ class LomoParser(argparse.ArgumentParser):
 def _global(parser: argparse.ArgumentParser, top: bool = False) -> None:
     """The global options; on subcommands they default to SUPPRESS so they never undo the top level's."""
     default = None if top else argparse.SUPPRESS
-    parser.add_argument("--workspace", metavar="DIR", default=default, help="workspace folder (env LOMO_WORKSPACE)")
-    parser.add_argument("--db", metavar="URL", default=default, help="SQLAlchemy async URL (env LOMO_DB_URL)")
-    parser.add_argument("--model", metavar="NAME", default=default,
-                        help="model name (env LOMO_MODEL; default lomo/local)")
+    parser.add_argument("--workspace", metavar="DIR", default=default, help=helped("workspace"))
+    parser.add_argument("--db", metavar="URL", default=default, help=helped("db"))
+    parser.add_argument("--model", metavar="NAME", default=default, help=helped("model"))
 
 
 def build_parser() -> LomoParser:
-    parser = LomoParser(
-        prog="lomo", description="Lomo — a creative agent in your terminal. With no command, opens the TUI.")
+    parser = LomoParser(prog="lomo", description=helped("lomo"))
     parser.add_argument("--version", action="version", version=f"lomo {__version__}")
     _global(parser, top=True)
-    parser.add_argument("--run-once", nargs="?", const="", default=None, metavar="MESSAGE",
-                        help="deliver MESSAGE (optional; '-' reads it from stdin), run until quiescent, "
-                             "print a report, exit")
-    parser.add_argument("--task", metavar="TASK_ID", help="with --run-once: deliver straight to this task's inbox")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--max-wait", type=float, default=600.0, metavar="SECONDS",
-                        help="with --run-once: longest wait for embedded studio jobs (default 600)")
+    parser.add_argument("--run-once", nargs="?", const="", default=None, metavar="MESSAGE", help=helped("run_once"))
+    parser.add_argument("--task", metavar="TASK_ID", help=helped("run_once_task"))
+    parser.add_argument("--json", action="store_true", help=helped("json"))
+    parser.add_argument("--max-wait", type=float, default=600.0, metavar="SECONDS", help=helped("max_wait"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=LomoParser)
 
     def add(name: str, help: str, handler: Handler) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
         _global(p)
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=helped("json"))
         p.set_defaults(handler=handler)
         return p
 

@@ -7,27 +7,28 @@ import sys
 from typing import Any, Callable
 
 from ..errors import LomoError, UnknownId
+from .wording import helped
 
 
 def add_parser(add: Callable[[str, str], argparse.ArgumentParser],
                add_global: Callable[[argparse.ArgumentParser], None]) -> None:
     """Register `memory` with the top-level parser's ADD (and each action with the global options)."""
-    memory = add("memory", "what Lomo remembers about you: list, show, forget")
+    memory = add("memory", helped("memory"))
     actions = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
 
     def action(name: str, help: str) -> argparse.ArgumentParser:
         p = actions.add_parser(name, help=help)
         add_global(p)
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=helped("json"))
         return p
 
-    action("list", "active memories (--all: every version)").add_argument(
-        "--all", action="store_true", help="every version, superseded and forgotten included")
-    action("show", "one memory, its versions and sources").add_argument("id", metavar="ID")
-    forget = action("forget", "forget a memory (or a message's memories) for good")
-    forget.add_argument("id", metavar="ID", nargs="?", help="a memory id, or the id of a message of yours")
-    forget.add_argument("--query", metavar="TEXT", help="forget the memories that say TEXT")
-    forget.add_argument("--yes", action="store_true", help="forget without asking (it cannot be undone)")
+    action("list", helped("memory_list")).add_argument(
+        "--all", action="store_true", help=helped("memory_list_all"))
+    action("show", helped("memory_show")).add_argument("id", metavar="ID")
+    forget = action("forget", helped("memory_forget"))
+    forget.add_argument("id", metavar="ID", nargs="?", help=helped("forget_id"))
+    forget.add_argument("--query", metavar="TEXT", help=helped("forget_query"))
+    forget.add_argument("--yes", action="store_true", help=helped("forget_yes"))
 
 
 async def run(settings: Any, args: argparse.Namespace) -> int:

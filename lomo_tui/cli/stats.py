@@ -6,13 +6,15 @@ import argparse
 import json
 from typing import Any
 
-HELP = "collaboration metrics from the ledgers: verified progress, duplicate work, interruptions, recoveries"
+from .wording import helped
+
+HELP = helped("stats")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--task", metavar="TASK_ID", default=None, help="only this task")
+    parser.add_argument("--task", metavar="TASK_ID", default=None, help=helped("stats_task"))
     parser.add_argument("--since", metavar="WHEN", default=None,
-                        help="only what happened since WHEN: a span back (30m, 24h, 7d, 2w) or a date/time")
+                        help=helped("stats_since"))
 
 
 async def run(settings: Any, args: argparse.Namespace) -> int:

@@ -16,12 +16,13 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from .. import views
-from ..errors import LomoError
+from ..errors import LomoError, Said
 from . import keys
 from .actions import Actions, log_hint
 from .fmt import Clock, clock_time
 from .images import image_mode
 from .live import Live
+from .palette import PaletteChrome
 from .session import Seed, Session, is_remote
 from .strings import creator_language, has, text
 from .themes import DEFAULT_THEME, discover
@@ -42,7 +43,7 @@ def _main_screen() -> Screen:
     return MainScreen()
 
 
-class LomoApp(Actions, App[int]):
+class LomoApp(PaletteChrome, Actions, App[int]):
     TITLE = "Lomo"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere keep it
     COMMANDS = App.COMMANDS | {_commands}
@@ -96,8 +97,9 @@ class LomoApp(Actions, App[int]):
         self._install_themes()
         if self.keymap:
             self.set_keymap(self.keymap)
-        for problem in self._problems:
-            self.notify(problem, title=text("app.config_title"), severity="warning", timeout=10)
+        for problem in self._problems:  # the config's and the themes' problems, in the creator's language
+            self.notify(problem.text(creator_language(self)), title=text("app.config_title"), severity="warning",
+                        timeout=10)
         self.call_after_refresh(self._start)
 
     def _install_themes(self) -> None:
@@ -112,15 +114,15 @@ class LomoApp(Actions, App[int]):
         self._problems.extend(problems)
         name = self.requested_theme
         if name not in self.available_themes:
-            self._problems.append(text("app.theme_missing", name=repr(name), default=DEFAULT_THEME,
-                                       folder=user_dir / "themes"))
+            self._problems.append(Said("tui_app.theme_missing", {"name": repr(name), "default": DEFAULT_THEME,
+                                                                 "folder": user_dir / "themes"}))
             name = DEFAULT_THEME
         try:
             self.theme = name
         except Exception as exc:  # noqa: BLE001 — a theme Textual cannot use: say so, use the built-in one
             log.warning("theme %s failed: %s", name, exc)
-            self._problems.append(text("app.theme_broken", name=repr(name), error=exc, default=DEFAULT_THEME,
-                                       folder=user_dir / "themes"))
+            self._problems.append(Said("tui_app.theme_broken", {"name": repr(name), "error": exc,
+                                                                "default": DEFAULT_THEME, "folder": user_dir / "themes"}))
             from .themes import builtin
 
             self.register_theme(builtin(DEFAULT_THEME))

@@ -15,6 +15,7 @@ from typing import Any
 
 from textual.binding import Binding
 
+from ..errors import Said
 from ..language import message
 
 
@@ -106,18 +107,19 @@ def bindings(*ids: str) -> list[Binding]:
     return out
 
 
-def keymap_from_config(file: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """The [keys] table of config.toml as a Textual keymap, plus a message per entry that was ignored."""
+def keymap_from_config(file: dict[str, Any]) -> tuple[dict[str, str], list[Said]]:
+    """The [keys] table of config.toml as a Textual keymap, plus a message per entry that was ignored
+    (`[tui_mount]`; `.text(lang)` words it)."""
     table = file.get("keys") if isinstance(file.get("keys"), dict) else {}
     keymap: dict[str, str] = {}
-    problems: list[str] = []
+    problems: list[Said] = []
     for key_id, value in table.items():
         if key_id not in BY_ID or key_id == "gate.choose":
-            problems.append(f"[keys] {key_id!r} is not a key id (see the help screen, F1)")
+            problems.append(Said("tui_mount.key_unknown", {"key": repr(key_id)}))
         elif not isinstance(value, str) or not value.strip():
-            problems.append(f"[keys] {key_id!r} needs a key such as \"f2\" or \"ctrl+k\"")
+            problems.append(Said("tui_mount.key_empty", {"key": repr(key_id)}))
         elif "ctrl+b" in value.replace(" ", "").split(","):
-            problems.append(f"[keys] {key_id!r}: ctrl+b is tmux's prefix; choose another key")
+            problems.append(Said("tui_mount.key_tmux", {"key": repr(key_id)}))
         else:
             keymap[key_id] = value.replace(" ", "")
     return keymap, problems

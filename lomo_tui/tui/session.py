@@ -13,7 +13,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from ..errors import LomoError
-from .strings import text as say
+from .strings import starting_language, text as say
 
 log = logging.getLogger("lomo.tui")
 
@@ -45,7 +45,8 @@ class Session:
         self.model_name = settings.model
         self.model_state = "loading" if is_remote(settings.model) else "ready"
         self.opened = False
-        self.language = "en"  # the creator's: the language of the last message they sent (notices speak it)
+        self.language = starting_language(settings)  # the creator's: of the last message they sent (notices
+        # speak it); before any, the configured one (`language`, env LOMO_LANGUAGE), else the locale's
         self.on_language: Callable[[str], None] | None = None  # told when it changes (the app re-words its footers)
 
     # ---- life cycle -----------------------------------------------------------------------------

@@ -8,9 +8,10 @@ in the running app (`Session.language`), English outside an app.
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from ..language import message, template
+from ..language import LANGUAGES, locale_language, message, template
 
 
 def _key(key: str) -> str:
@@ -50,3 +51,13 @@ def creator_language(app: Any) -> str:
     APP is the app, or a screen or widget of it."""
     session = getattr(app, "session", None) or getattr(getattr(app, "app", None), "session", None)
     return getattr(session, "language", None) or "en"
+
+
+def starting_language(settings: Any) -> str:
+    """The creator's language before they have said anything: `language` (env LOMO_LANGUAGE, then config.toml),
+    else the locale's (LC_ALL / LC_MESSAGES / LANG), as the CLI's own lines (config.creator_language)."""
+    chosen = (os.environ.get("LOMO_LANGUAGE") or "").strip()
+    if not chosen:
+        file = getattr(settings, "file", None)
+        chosen = str(file.get("language") or "") if isinstance(file, dict) else ""
+    return chosen if chosen in LANGUAGES else locale_language(os.environ)

@@ -1,6 +1,7 @@
 """Themes from files: the bundled ones in `lomo_tui/themes/` (the top-level `themes/` folder of the
 repository is a symlink to it, so a wheel carries them as package data) and the creator's own in
-`<config dir>/themes/*.toml`. Each file maps to the fields of `textual.theme.Theme`."""
+`<config dir>/themes/*.toml`. Each file maps to the fields of `textual.theme.Theme`. A file that cannot be
+used is a `LomoError` worded by the catalogue's `[tui_mount]` (the app shows it in the creator's language)."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +12,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from ..errors import LomoError
+from ..errors import LomoError, Said
 
 BUNDLED = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_THEME = "lomo-dark"
@@ -23,37 +24,37 @@ COLOURS = ("primary", "secondary", "warning", "error", "success", "accent", "for
 def theme_from_mapping(data: dict[str, Any], source: str) -> Theme:
     unknown = sorted(set(data) - FIELDS)
     if unknown:
-        raise LomoError(f"theme {source}: unknown field(s) {', '.join(unknown)}; "
-                        f"allowed: {', '.join(sorted(FIELDS))}")
+        raise LomoError.said("tui_mount.theme_fields", source=source, unknown=", ".join(unknown),
+                             allowed=", ".join(sorted(FIELDS)))
     if not data.get("name") or not data.get("primary"):
-        raise LomoError(f"theme {source}: `name` and `primary` are required")
+        raise LomoError.said("tui_mount.theme_required", source=source)
     variables = data.get("variables") or {}
     if not isinstance(variables, dict) or not all(isinstance(v, (str, int, float)) for v in variables.values()):
-        raise LomoError(f"theme {source}: [variables] must be a table of strings")
+        raise LomoError.said("tui_mount.theme_variables", source=source)
     for name in ("name", *COLOURS):
         if data.get(name) is not None and not isinstance(data[name], str):
-            raise LomoError(f"theme {source}: `{name}` must be a string such as \"#1e90ff\", "
-                            f"not {type(data[name]).__name__}")
+            raise LomoError.said("tui_mount.theme_string", source=source, name=name, kind=type(data[name]).__name__)
     for name, kind in (("dark", bool), ("ansi", bool), ("luminosity_spread", (int, float)),
                        ("text_alpha", (int, float))):
         if name in data and (not isinstance(data[name], kind) or (kind is not bool and isinstance(data[name], bool))):
-            raise LomoError(f"theme {source}: `{name}` must be {'true or false' if kind is bool else 'a number'}")
+            raise LomoError.said("tui_mount.theme_bool" if kind is bool else "tui_mount.theme_number", source=source,
+                                 name=name)
     for name in COLOURS:
         if data.get(name) is not None:
             try:
                 Color.parse(data[name])
             except ColorParseError:
-                raise LomoError(f"theme {source}: `{name}` = {data[name]!r} is not a colour "
-                                "(use a name such as \"navy\" or a hex value such as \"#1e90ff\")") from None
+                raise LomoError.said("tui_mount.theme_colour", source=source, name=name,
+                                     value=repr(data[name])) from None
     data = dict(data, variables={str(k): str(v) for k, v in variables.items()})
     try:
         theme = Theme(**dict(data, variables={}))
         defaults = theme.to_color_system().generate()  # every derived colour can be made
     except (TypeError, ValueError, ColorParseError) as exc:
-        raise LomoError(f"theme {source}: {exc}") from None
+        raise LomoError.said("tui_mount.theme_invalid", source=source, error=exc) from None
     for name, value in data["variables"].items():  # a variable that is a colour by default must stay one
         if name in defaults and _is_colour(defaults[name]) and not _is_colour(value):
-            raise LomoError(f"theme {source}: [variables] {name} = {value!r} is not a colour")
+            raise LomoError.said("tui_mount.theme_variable_colour", source=source, name=name, value=repr(value))
     return Theme(**data)
 
 
@@ -78,15 +79,15 @@ def load_theme_file(path: Path) -> Theme:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise LomoError(f"theme file {path} could not be read ({exc}); fix or remove it") from None
+        raise LomoError.said("tui_mount.theme_unreadable", path=path, error=exc) from None
     return theme_from_mapping(data, str(path))
 
 
-def discover(user_dir: Path | None) -> tuple[list[Theme], list[str]]:
+def discover(user_dir: Path | None) -> tuple[list[Theme], list[Said]]:
     """Bundled themes, then the creator's (a user theme with a bundled name replaces it).
-    Returns the themes and one message per file that could not be loaded."""
+    Returns the themes and one message per file that could not be loaded (`.text(lang)` words it)."""
     themes: dict[str, Theme] = {}
-    errors: list[str] = []
+    errors: list[Said] = []
     folders = [BUNDLED] + ([user_dir] if user_dir is not None else [])
     for folder in folders:
         try:
@@ -97,7 +98,7 @@ def discover(user_dir: Path | None) -> tuple[list[Theme], list[str]]:
             try:
                 theme = load_theme_file(path)
             except LomoError as exc:
-                errors.append(str(exc))
+                errors.append(exc.said_as or Said("tui_mount.theme_invalid", {"source": path, "error": exc}))
                 continue
             themes[theme.name] = theme
     return list(themes.values()), errors

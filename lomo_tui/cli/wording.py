@@ -1,0 +1,153 @@
+"""`lomo --help` in the creator's language: help texts are catalogue keys (`[cli_help]`), worded when shown.
+
+A parser's descriptions and option helps are `Key`s (`helped("workspace")`), plain strings to argparse. The
+help formatter words them, and argparse's own words ("usage:", "options", "show this help message and
+exit"…), in the creator's language (config `language` / env `LOMO_LANGUAGE`, else the locale) only when
+help or usage is printed: building the parser reads no catalogue and imports nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import unicodedata
+from functools import cached_property
+from typing import Any
+
+SECTION = "cli_help"
+# argparse's own English words (its gettext msgids) → the catalogue key that words them
+ARGPARSE_WORDS = {
+    "usage: ": "usage",
+    "positional arguments": "positionals",
+    "options": "options",
+    "optional arguments": "options",
+    "show this help message and exit": "help",
+    "show program's version number and exit": "version",
+}
+
+# argparse's own English error lines (after "argument NAME: " where it names one) → the catalogue key, its fields
+ARGPARSE_ERRORS = {
+    r"the following arguments are required: (?P<names>.+)": "required",
+    r"unrecognized arguments: (?P<words>.+)": "unrecognized",
+    r"argument (?P<name>\S+): expected one argument": "expected_one",
+    r"argument (?P<name>\S+): expected at most one argument": "expected_at_most_one",
+    r"argument (?P<name>\S+): expected at least one argument": "expected_at_least_one",
+    r"argument (?P<name>\S+): invalid (?P<kind>\S+) value: (?P<value>.+)": "invalid_value",
+    r"argument (?P<name>\S+): ignored explicit argument (?P<value>.+)": "explicit_value",
+}
+
+
+def error_line(text: str, lang: str) -> str:
+    """argparse's English error TEXT worded in LANG (TEXT as it is when it is none of ARGPARSE_ERRORS)."""
+    for pattern, name in ARGPARSE_ERRORS.items():
+        found = re.fullmatch(pattern, text, re.S)
+        if found:
+            from ..language import message
+
+            return message(f"{SECTION}.{name}", lang, **found.groupdict())
+    return text
+
+
+class Key(str):
+    """A `[cli_help]` key standing in for its text until help is shown."""
+
+
+def helped(name: str) -> Key:
+    """The help text `cli_help.NAME`, worded when shown."""
+    return Key(f"{SECTION}.{name}")
+
+
+_CLOSING = "，。、；：）」』！？》】,.;:)!?"
+
+
+def _wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in "WF"
+
+
+def _width(text: str) -> int:
+    return sum(2 if _wide(ch) else 1 for ch in text)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """TEXT in lines of at most WIDTH terminal columns, broken at spaces and between wide (CJK) characters."""
+    tokens: list[str] = []  # words, single wide characters, and " " between words
+    for ch in text:
+        if ch.isspace():
+            if tokens and tokens[-1] != " ":
+                tokens.append(" ")
+        elif ch in _CLOSING and tokens and tokens[-1] != " ":
+            tokens[-1] += ch  # a closing mark stays with what it closes
+        elif _wide(ch) or not tokens or tokens[-1] == " " or _wide(tokens[-1][-1]):
+            tokens.append(ch)
+        else:
+            tokens[-1] += ch
+    lines: list[str] = []
+    line, used, space = "", 0, False
+    for token in tokens:
+        if token == " ":
+            space = bool(line)
+            continue
+        need = _width(token) + (1 if space else 0)
+        if line and used + need > width:
+            lines.append(line)
+            line, used = token, _width(token)
+        else:
+            line, used = line + (" " if space else "") + token, used + need
+        space = False
+    return lines + ([line] if line else [])
+
+
+class LomoHelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, wording `Key`s and argparse's own words from the catalogue."""
+
+    @cached_property
+    def language(self) -> str:
+        from .main import cli_language
+
+        return cli_language()
+
+    def word(self, text: Any) -> Any:
+        """TEXT in the creator's language: a `Key` or one of argparse's own words; anything else as it is."""
+        if isinstance(text, Key):
+            key = str(text)
+        elif isinstance(text, str) and text in ARGPARSE_WORDS:
+            key = f"{SECTION}.{ARGPARSE_WORDS[text]}"
+        else:
+            return text
+        from ..language import template
+
+        return template(key, self.language)
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, self.word("usage: ") if prefix is None else prefix)
+
+    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None) -> str:
+        """argparse's usage, its wrapped lines aligned under a prefix of wide characters ("用法：")."""
+        extra = _width(prefix) - len(prefix) if prefix else 0
+        self._width -= extra
+        try:
+            text = super()._format_usage(usage, actions, groups, prefix)
+        finally:
+            self._width += extra
+        if not extra:
+            return text
+        return "\n".join(" " * extra + line if n and line.startswith(" ") else line
+                         for n, line in enumerate(text.split("\n")))
+
+    def start_section(self, heading: Any) -> None:
+        super().start_section(self.word(heading))
+
+    def add_text(self, text: Any) -> None:
+        super().add_text(self.word(text))
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return self.word(action.help)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if _width(text) == len(text):
+            return super()._split_lines(text, width)
+        return wrap(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if _width(text) == len(text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap(text, width - len(indent)))
