@@ -251,15 +251,16 @@ def _titled(title: str, norm: str) -> bool:
 _INDEFINITE = re.compile(r"\b(?:a|an|some)\s+((?:[\w'-]+\s+){0,2}[\w'-]+)")
 
 
+def _under_article(norm: str) -> set[str]:
+    """Words the (English) message uses under an indefinite article ("… hold a book", "a tshirt design")."""
+    return set().union(*(_content(m.group(1))[0] for m in _INDEFINITE.finditer(norm)))
+
+
 def _introduced(norm: str) -> set[str]:
     """Words the (English) message only uses under an indefinite article: things it brings in, not things
     it points at ("the owl should hold a book" is about the owl, not a book task)."""
-    spans = list(_INDEFINITE.finditer(norm))
-    if not spans:
-        return set()
-    inside = set().union(*(_content(m.group(1))[0] for m in spans))
-    outside = _content(_INDEFINITE.sub(" ", norm))[0]
-    return inside - outside
+    inside = _under_article(norm)
+    return inside - _content(_INDEFINITE.sub(" ", norm))[0] if inside else set()
 
 
 def _wanted_value(norm: str) -> set[str]:
@@ -288,8 +289,7 @@ def _brings_in_kind(words: set[str], text: str) -> bool:
     """Does the message bring in the deliverables it names with an indefinite article ("a tshirt design with the
     wave on it": the "it" is the t-shirt, not a piece that exists)?"""
     kinds = words & DELIVERABLES
-    spans = _INDEFINITE.finditer(normalise(text))
-    return bool(kinds) and kinds <= set().union(*(_content(m.group(1))[0] for m in spans))
+    return bool(kinds) and kinds <= _under_article(normalise(text))
 
 
 def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset(),
