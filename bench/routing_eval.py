@@ -59,9 +59,9 @@ def load(split: str) -> list[dict[str, Any]]:
     names = {"dev": ["dev"], "heldout": ["heldout"], "heldout2": ["heldout2"], "heldout3": ["heldout3"],
              "heldout4": ["heldout4"], "heldout5": ["heldout5"], "heldout6": ["heldout6"],
              "heldout7": ["heldout7"], "heldout8": ["heldout8"], "heldout9": ["heldout9"],
-             "heldout10": ["heldout10"],
+             "heldout10": ["heldout10"], "heldout11": ["heldout11"],
              "all": ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-                     "heldout8", "heldout9", "heldout10"]}[split]
+                     "heldout8", "heldout9", "heldout10", "heldout11"]}[split]
     out = []
     for name in names:
         for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
@@ -374,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="lomo/local")
     parser.add_argument("--split", default="all", choices=("dev", "heldout", "heldout2", "heldout3", "heldout4",
                                                            "heldout5", "heldout6", "heldout7", "heldout8", "heldout9",
-                                                           "heldout10", "all"))
+                                                           "heldout10", "heldout11", "all"))
     parser.add_argument("--conv", action="append", help="only this conversation (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every wrong turn")
     parser.add_argument("--json", action="store_true")
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results = asyncio.run(evaluate(args.split, args.model, args.conv))
     splits = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-              "heldout9", "heldout10")
+              "heldout9", "heldout10", "heldout11")
     halves = [h for h in splits if any(r.split == h for r in results)] if args.split == "all" else [args.split]
     out = {half: metrics([r for r in results if r.split == half]) for half in halves}
     if args.json:

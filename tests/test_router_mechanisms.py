@@ -121,3 +121,87 @@ def test_a_number_before_a_unit_measures_the_piece_and_a_position_is_no_count() 
     assert parse("2枚目も同じように").intent().count is None
     assert parse("3枚のポスター").intent().count == 3
     assert parse("сделай 15-секундный короткий фильм про лису, три кадра").intent().count == 3
+
+
+# ---- session 8: heldout10's misses, as mechanisms ----------------------------------------------------------
+
+def test_a_failed_task_takes_its_retry() -> None:
+    failed = {"title": "Summer sale banner", "goal": "A banner for the summer sale", "status": "failed"}
+    other = {"title": "Loyalty card", "goal": "A loyalty card for the shop"}
+    assert decide("the summer sale banner failed, try again with a darker sky", other, failed) == \
+        ("send_to_task", failed["title"])
+    # the message reaches it without a card; a stopped or archived task still asks (only a resume restarts it)
+    from types import SimpleNamespace
+    from lomo_tui.router.deterministic import usable
+    row = SimpleNamespace(kind="persistent", archived=False, status="failed")
+    assert usable(row) and not usable(SimpleNamespace(**{**vars(row), "status": "stopped"}))
+    assert not usable(SimpleNamespace(**{**vars(row), "archived": True}))
+
+
+def test_traditional_chinese_reads_as_simplified() -> None:
+    from lomo_tui.language.text import simplified
+    assert simplified("哈囉，幫我做一組四張的季節香調插畫，檔名") == "哈啰，帮我做一组四张的季节香调插画，档名"
+    assert simplified("動画を作って") == "动画を作って"  # only for text known to be Chinese: the caller decides
+    series = {"title": "咖啡店海报系列", "goal": "咖啡店的四张海报", "files": ["posters/cafe_1.png", "posters/cafe_2.png"]}
+    logo = {"title": "花店标志", "goal": "花店的标志", "kind": "lightweight", "status": "done"}
+    assert decide("咖啡店海報第二張的顏色再暖一點", logo, series) == ("send_to_task", series["title"])
+    assert parse("太漂亮了，謝謝你！").intent().act == "thanks"
+
+
+@pytest.mark.parametrize("text, act", [
+    ("哈啰～可以帮我做动画吗？", "help"),  # a kind named bare after a greeting, no 你
+    ("你们会做音乐吗", "help"),
+    ("可以帮我做一个小狗的视频吗？", "one_shot"),  # a subject of its own: a request
+    ("拍产品照一般用什么背景布比较好", "question"),  # what is usually done, with a making verb in it
+    ("ロゴってどんな色がいいかな", "question"),  # a Japanese sentence that wonders
+    ("拍一张产品照", "one_shot"),
+    ("you rock, thanks", "thanks"),
+    ("peace out", "greeting"),
+    ("还在吗？", "greeting"),  # small talk: are you there
+    ("the flyer needs the date at the bottom", "revise"),  # names the date, asks none
+    ("what's the date?", "question"),
+    ("а ещё нужен лист персонажа для ежа Тоши — это друг Миры", "one_shot"),  # «— это» is the copula
+    ("трейлер перемонтируй покороче", "revise"),  # a «пере-» imperative redoes what exists
+    ("海报第3张，字再大点", "revise"),  # 第3张 is a position
+])
+def test_what_a_message_is_2(text: str, act: str) -> None:
+    assert parse(text).intent().act == act
+
+
+def test_ranges_and_one_each_count_pieces_and_last_month_is_a_time() -> None:
+    from lomo_tui.language import find_reference
+    assert parse("next: covers for episodes 3 to 7, square").intent().count == 5
+    assert parse("3d badges for the five club members, one file each").intent().count == 5
+    assert parse("第2到4集的封面").intent().count == 3
+    assert parse("海报第3张，字再大点").intent().count is None
+    assert parse("a 10-15 second clip of waves").intent().count != 6  # a length, not pieces 10 to 15
+    assert find_reference("the map animation from last month, slower please", "en") is None
+    assert find_reference("make the last one slower", "en") is not None
+
+
+def test_what_an_edit_changes_on_a_piece_is_no_kind_of_piece() -> None:
+    avatar = {"title": "书店的微信头像", "goal": "书店头像，一本打开的书", "kind": "lightweight", "status": "done"}
+    banner = {"title": "读书会横幅", "goal": "读书会的横幅"}
+    catalogue = {"title": "新书目录", "goal": "春季新书目录"}
+    assert decide("再简单点，把文字删掉", avatar, banner, catalogue) == ("send_to_task", avatar["title"])
+
+
+def test_one_more_for_another_subject_beside_a_single_piece_is_new() -> None:
+    sheet = {"title": "Лист персонажа: ёжик Тоша", "goal": "Лист персонажа ёжика Тоши", "kind": "lightweight",
+             "status": "done"}
+    book = {"title": "Развороты книги про ёжика", "goal": "Шесть разворотов книги"}
+    assert decide("а ещё нужен лист персонажа для совы Фили — это бабушка Тоши, в очках", sheet, book) == \
+        ("create_task", "lightweight")
+
+
+def test_a_file_name_range_the_creator_asks_for_is_output() -> None:
+    from lomo_tui.models.local_router import _names_output
+    text = "另外做四张插画，文件名用 tea_1.png 到 tea_4.png"
+    assert _names_output(text, "tea_4.png", "zh") and _names_output(text, "tea_1.png", "zh")
+    assert _names_output("four icons, file names icon_1.png to icon_4.png", "icon_4.png", "en")
+    assert not _names_output("icon_4.png 背景太亮了", "icon_4.png", "zh")
+
+
+def test_a_pop_is_a_kind_of_piece() -> None:
+    package = {"title": "秋の新作パッケージ", "goal": "秋の新作のパッケージデザイン"}
+    assert decide("店頭用のPOPを1枚、「秋の新作入荷」で", package) == ("create_task", "lightweight")

@@ -10,7 +10,7 @@ from . import scorer
 from .answer import answer_simple
 from .arith import safe_eval
 from .cues import cue, cue_table
-from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify, media_kinds
+from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, classify, edited_media, media_kinds
 from .matching import (
     fts_query,
     is_generic,
@@ -27,12 +27,12 @@ from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, film_subject, is_regenerate, make_brief, make_checklist, shot_change, shot_named
 from .reference import Reference, find_reference, series_size
 from .tables import KeywordTable, mentions, most_mentioned
-from .text import detect_language, file_name_variants, find_files, normalise
+from .text import detect_language, file_name_variants, find_files, matchable, normalise
 
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
-           "classify", "cue", "cue_table", "detect_language", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
+           "classify", "cue", "cue_table", "detect_language", "edited_media", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "film_subject", "is_regenerate", "shot_change", "shot_named",
-           "keywords", "make_brief", "make_checklist", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
+           "keywords", "make_brief", "make_checklist", "matchable", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
            "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
 
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG

@@ -81,10 +81,12 @@ _CLAUSE_SPLIT = {
     "ja": r"(?:それから|その後|そして|次に|。|、それに)",
 }
 _NEW_THING = {  # a creation verb introducing something new: "make a…", "画一只…"
-    "en": LazyRe(r"\b(?:" + alternation() + r"|give)(?: me| us)? (?:an?|some|one|two|three|four|five|\d+)\b"),
+    "en": LazyRe(r"\b(?:" + alternation() + r"|give)(?: me| us)? (?:an?|some|one|two|three|four|five|\d+)\b"
+                 r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"),
     "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
     "ja": LazyRe(r"新しい|別の"),
-    "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])"),
+    "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"
+                 r"(?:нуж(?:ен|на|ны)|сделай|нарисуй|создай|сгенерируй|придумай|напиши|хочу|давай)(?![а-я])"),
 }
 _ORDER_EN = LazyRe(r"^\W*(?:(?:quick|another|one more|next|new|also|and|oh|ok|okay|now)(?: one| thing)?\W+)*"
                    r"(?:an?|another)\s+(?!(?:bit|little|lot|tad|touch|few|couple|question|quick question)\b)[a-z]")
@@ -180,6 +182,14 @@ def media_kinds(text: str, lang: str | None = None) -> set[str]:
     lang = lang or detect_language(text)
     norm = normalise(text)
     return {media for media in L.MEDIA if find(L.MEDIA, media, lang, norm)}
+
+
+def edited_media(text: str, lang: str) -> set[str]:
+    """The kinds of media an edit names once the parts of a piece it changes are out: "再简洁点，把文字去掉"
+    (the text on a picture) names no document; "fix the typo in the script" does."""
+    parts = compile_entries(entries_for({"part": L.PIECE_PARTS}, "part", lang))
+    norm = normalise(simplified(text) if lang == "zh" else text)
+    return media_kinds(parts.sub(" ", norm) if parts is not None else norm, lang)
 
 
 def _clauses(norm: str, lang: str) -> list[tuple[int, int]]:
@@ -467,6 +477,18 @@ def _courtesy(norm: str, lang: str) -> str | None:
     return "thanks" if kinds - {"greeting", "farewell", "chat"} else "greeting"
 
 
+TOPIC_SHORT = 4  # words (en/ru) a bare topic question may have ("the date?", "budget today")
+TOPIC_SHORT_CJK = 6  # … characters in zh/ja ("今天日期")
+
+
+def _question_shaped(norm: str, lang: str) -> bool:
+    """Does NORM read as a question at all: a question mark, an interrogative word, or a few words only? "the
+    drop teaser needs the date at the end" names the date without asking it."""
+    if re.search(r"[?？]", norm) or _has(L.QUESTION, "open", lang, norm) or _has(L.QUESTION, "lead", lang, norm):
+        return True
+    return len(norm.split()) <= TOPIC_SHORT if not is_cjk(lang) else len(norm.strip()) <= TOPIC_SHORT_CJK
+
+
 def _then_asks(norm: str, lang: str) -> bool:
     """After the question, an instruction: "why is the clip so short? make it 10 seconds",
     "毕业短片为什么这么短？改成45秒", "почему трейлер такой длинный? сократи до 20 секунд"."""
@@ -481,6 +503,8 @@ def _then_asks(norm: str, lang: str) -> bool:
 
 # Chinese often drops the question mark: a sentence that ends on an interrogative ("一公斤等于多少斤",
 # "北京到上海大概多远", "现在几点") is still a question.
+# a Japanese sentence that wonders ("どんな紙がいいんだろう", "何色がいいかな")
+_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ)[。.!！…〜~]*\s*$")
 _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|几|什么|怎么样|哪[里儿个些]?|谁)"
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
@@ -490,12 +514,14 @@ def _open_question(norm: str, lang: str) -> bool:
     "蓝色和什么颜色搭配好看？", "カフェラテとカプチーノの違いは何ですか？") asks for information — unless it is
     a polite request or asks for a change or a creation ("能把海报调亮一点吗？", "can you make it bluer?")."""
     ends = re.search(r"[?？]\s*$", norm) or (lang == "zh" and (re.search(r"[吗呢]\s*$", norm)
-                                                          or _ZH_ASKS_AT_END.search(norm)))
+                                                          or _ZH_ASKS_AT_END.search(norm))) \
+        or (lang == "ja" and _JA_WONDERS.search(norm))
     if not ends or not _has(L.QUESTION, "open", lang, norm):
         return False
     if _has(L.QUESTION, "request", lang, norm.strip()):
         return False
-    return not (_has(L.GEN, "create_only", lang, norm) or _has(L.GEN, "revise_strong", lang, norm)
+    making = _has(L.GEN, "create_only", lang, norm) and not _has(L.QUESTION, "habitual", lang, norm)
+    return not (making or _has(L.GEN, "revise_strong", lang, norm)
                 or _has(L.GEN, "degree", lang, norm) or _edits(norm, lang) or _edit_lead(norm, lang)
                 or _NEW_THING[lang].search(norm))
 
@@ -569,10 +595,25 @@ def _file_deliverable(it: Intent, create: bool) -> str:
     return stem.replace("_", " ").replace("-", " ")
 
 
+_SENTENCE_END = LazyRe(r"(?<=[.!?。！？])\s*|\n+")
+
+
+def _asks_ability(norm: str, lang: str) -> bool:
+    """Whether Lomo can make a kind of thing, asked by the whole message or by its last sentence after words
+    that ask nothing be made ("hi, new here. do you do logos?", "はじめまして。動画も作れますか")."""
+    if _has(L.ACTS, "ability", lang, norm):
+        return True
+    sentences = [part for part in _SENTENCE_END.split(norm) if part and part.strip()]
+    if len(sentences) < 2 or not _has(L.ACTS, "ability", lang, sentences[-1].strip()):
+        return False
+    before = " ".join(sentences[:-1])
+    return not (_has(L.GEN, "create_only", lang, before) or _mentions(before, lang))
+
+
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
                   making: bool) -> None:
     """Set it.act (and it.topic) for anything but a control verb."""
-    if not it.files and _has(L.ACTS, "ability", lang, norm):  # "can you do videos too?": what Lomo can make
+    if not it.files and _asks_ability(norm, lang):  # "can you do videos too?": what Lomo can make
         it.act = "help"
         return
     if not making and not _edit_lead(norm, lang):  # "put the date on the poster" asks no date
@@ -581,7 +622,7 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
                 it.act = act
                 return
         for topic in L.TOPICS:
-            if _has(L.TOPICS, topic, lang, norm):
+            if _has(L.TOPICS, topic, lang, norm) and _question_shaped(norm, lang):
                 it.act, it.topic = "question", topic
                 return
     if not making and extract_expression(norm, lang) is not None:

@@ -69,10 +69,24 @@ MEASURE_UNITS = {
            "mins", "hour", "hours", "px", "pixel", "pixels", "inch", "inches", "cm", "mm", "fps", "percent"),
     "ru": ("такт*", "секунд*", "сек", "минут*", "мин", "час*", "пиксел*"),
 }
-# Traditional Chinese characters folded into their simplified forms by `normalise` (one character for one,
-# so offsets hold): the lexicon is written in simplified script, creators may type either.
-TRADITIONAL = ("麼們這個張畫圖視頻嗎說幫務為會來點題聲寫動實顏設計誌標製與發關於時間長條隻歡謝請給讓換變藍紅綠黃風報節現麗燈氣雲電腦機鐘樣貓魚鳥龍貼紙頭書詩樂錄鏡號幾兩萬價錢費專單網頁廣愛夢戲遊園車飛鐵樹葉麥廳館戶門開進還邊裡裏對錯試讀記憶刪檔儲預覽選擇確認應該見幹麵級亞歲縮擴轉識處線數種類華燒復舊錶參學習筆劃構圓邏輯編輸紀壓據塊傳體熱溫淺濃寬細靜場劇嚴優質屬僅並鬧喚裝飾禮",
-               "么们这个张画图视频吗说帮务为会来点题声写动实颜设计志标制与发关于时间长条只欢谢请给让换变蓝红绿黄风报节现丽灯气云电脑机钟样猫鱼鸟龙贴纸头书诗乐录镜号几两万价钱费专单网页广爱梦戏游园车飞铁树叶麦厅馆户门开进还边里里对错试读记忆删档储预览选择确认应该见干面级亚岁缩扩转识处线数种类华烧复旧表参学习笔划构圆逻辑编输纪压据块传体热温浅浓宽细静场剧严优质属仅并闹唤装饰礼")
+# What a numbered range counts ("audiograms for episodes 1 to 6", "с 1 по 5 урок", "第1到6集"): one piece
+# for each number in it
+RANGE_NOUNS = {
+    "en": ("episode", "episodes", "ep", "eps", "part", "parts", "chapter", "chapters", "day", "days", "week",
+           "weeks", "level", "levels", "issue", "issues", "volume", "volumes", "lesson", "lessons", "round",
+           "rounds", "stage", "stages", "step", "steps", "slide", "slides", "page", "pages", "scene", "scenes",
+           "track", "tracks", "month", "months", "module", "modules", "unit", "units", "#", "no.", "nos."),
+    "ru": ("эпизод*", "выпуск*", "серия", "серии", "серий", "част*", "глав*", "день", "дня", "дней", "недел*",
+           "уровн*", "урок*", "слайд*", "страниц*", "сцен*", "трек*", "модул*", "№"),
+}
+RANGE_COUNTERS = ("集", "话", "話", "期", "课", "課", "回", "章", "日", "天", "周", "週", "页", "頁", "ページ", "枚", "张")
+# Words that hand out one piece to each of a number of things ("one file each", "по одному на каждую"), or say
+# how many there are apart from the noun ("портреты актёров, их шесть", "six of them in total")
+DISTRIBUTIVE = {
+    "en": ("re:\\b(?:one|1|a)\\s+(?:[a-z]+\\s+)?(?:each|apiece|per\\s+[a-z]+)\\b", "re:\\bfor each of\\b",
+           "re:\\bone for each\\b", "re:\\bone per\\b", "re:\\b(?:in total|in all|of them)\\b"),
+    "ru": ("re:по одно(?:му|й)", "re:для каждо(?:го|й)", "re:на каждо(?:го|й|е)", "re:(?<![а-я])(?:их|всего)\\s+(?=[а-я0-9])"),
+}
 NEGATION = {
     "en": ("don't", "dont", "do not", "never", "not"),
     "zh": ("不要", "别", "不用", "没"),
@@ -85,7 +99,7 @@ _KINDS_EN = ("(?:(?:any|some|real|short|long|little|simple|moving|animated|3d|2d
              "|gifs?|images?|pictures?|pics|photos?|drawings?|illustrations?|art(?:work)?|3d(?: models?| objects?)?"
              "|models?|music|songs?|sounds?|sound effects|audio|voice(?:overs?)?|logos?|posters?|stickers?|icons?"
              "|films?|movies?|storyboards?|textures?|sprites?)")
-_KINDS_ZH = "(?:视频|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|模型|动图|gif|logo|短片|电影|贴纸|图标)"
+_KINDS_ZH = "(?:视频|影片|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|模型|动图|gif|logo|短片|电影|贴纸|图标)"
 _KINDS_JA = ("(?:動画|ビデオ|アニメーション|アニメ|音楽|音声|効果音|画像|イラスト|絵|写真|3dモデル|モデル|ポスター|gif"
              "|ロゴ|映画|ショートフィルム|短編映画)")
 _KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|изображени\\w*|3d[- ]?модел\\w*|модел\\w*|анимаци\\w*"
@@ -119,15 +133,17 @@ ACTS: Table = {
     # fox?" and "能帮我做个视频吗" stay requests.
     "ability": {
         "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw|good (?:morning|afternoon|evening)|quick q"
-               "(?:uestion)?)\\b[\\s,!.:]*)*(?:can|could|do|will|would)"
-               " you (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
+               "(?:uestion)?|morning|evening)\\b[\\s,!.:]*)*(?:(?:can|could|do|will|would) you|does (?:it|this|this app|lomo)"
+               "|(?:are you|is (?:it|this|this app|lomo)) able to)"
+               " (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
                "|animate|compose|paint|edit)\\s+" + _KINDS_EN + "(?:\\s+(?:and|or|&)\\s+" + _KINDS_EN + ")*"
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
                "(?:\\s+(?:or|and) (?:only|just) " + _KINDS_EN + ")?\\s*[?]*\\s*$",),
         "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
                "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
-               "re:(?:你|您)(?:还|也)?(?:能|会|可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|出)" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?"
-               "(?:吗|么|不|嘛)\\s*[?？]?\\s*$"),
+               # "你们能做视频吗？", "哈啰～可以帮我做影片吗？": a kind of thing named bare, no subject of its own
+               "re:(?:^|[～~，,!！。\\s])(?:你们|您们|你|您)?(?:还|也)?(?:能|会|可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|出)"
+               + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:吗|么|不|嘛)\\s*[?？]?\\s*$"),
         "ja": ("re:^(?:(?:こんにちは|こんばんは|おはよう|やあ|ねえ|あの)[、,!！\\s]*)?" + _KINDS_JA +
                "(?:も|は|とか|って|を)?(?:作れ|作成でき|生成でき|描け|作ることが?でき|でき)(?:ます|る)(?:か|の)?"
                "\\s*[?？]?\\s*$",
@@ -179,7 +195,8 @@ COURTESY: Table = {
                "excellent", "wonderful", "fantastic", "brilliant", "wow", "sweet", "neat", "lovely", "superb",
                "impressive", "stunning", "exactly what i wanted", "nailed it", "that's it", "just right",
                "cute", "so cute", "adorable", "charming", "how cute", "too cute", "so pretty",
-               "you're fast", "youre fast", "that was fast", "that was quick", "so fast", "so quick",
+               "you're fast", "youre fast", "that was fast", "lifesaver", "life saver", "you rock", "you're the best",
+               "youre the best", "you're a star", "that was quick", "so fast", "so quick",
                "re:^(?:i |we )?(?:really |just )?(?:love|adore)\\s+[a-z]+s[!.]*$",
                "re:^(?:ok(?:ay)?[,!.]?\\s+)?cool[!.]*$", "re:^cool(?=,)",
                "re:\\b(?:i |we )?(?:really |just |totally )?(?:love|like|adore)\\b(?=\\s+(?:the|this|that|these|those|"
@@ -187,6 +204,7 @@ COURTESY: Table = {
         "zh": ("太棒了", "太好了", "好棒", "真棒", "很棒", "棒", "不错", "很好", "真好", "好看", "很好看", "真好看",
                "挺好看", "漂亮", "真漂亮", "完美", "厉害", "赞", "喜欢", "爱了", "满意", "挺好", "可以的",
                "就是这样", "正是我想要的", "好可爱", "真可爱", "太可爱", "可爱", "好萌", "哇", "哇塞", "绝了",
+               "太美了", "太美", "好美", "真美", "美极了", "好漂亮", "太漂亮了", "帮大忙了", "你真行",
                "re:[做画写拍弄搞剪]得(?:真|很|太|挺|非常|特别)?(?:好|棒|不错|漂亮)"),
         "ja": ("いいね", "いいですね", "いい感じ", "良い感じ", "素晴らしい", "すばらしい", "完璧", "最高", "素敵",
                "すてき", "すごい", "凄い", "きれい", "綺麗", "バッチリ", "ばっちり", "さすが", "気に入りました",
@@ -199,6 +217,7 @@ COURTESY: Table = {
     "ack": {
         "en": ("ok", "okay", "got it", "sure", "alright", "all right", "understood", "sounds good", "noted",
                "fine", "i see", "makes sense", "no problem", "no worries", "haha", "hahaha", "lol", "hmm", "heh",
+               "bet", "aight", "cool cool",
                "re:^(?:k|kk|yep|yup|yes|yeah|ah|oh)[!.]*$"),
         "zh": ("好的", "收到", "了解", "明白", "明白了", "知道了", "没问题", "好吧", "行吧",
                "哈哈", "嗯嗯", "re:^(?:好|行|嗯|ok|可以|哦|噢)[的吧啊呀嘞了]*[!！。.~～]*$"),
@@ -211,19 +230,23 @@ COURTESY: Table = {
         "en": ("i'm tired", "im tired", "so tired", "i'm bored", "i'm hungry", "i'm sleepy", "long day", "busy day",
                "what a day", "nice weather", "lovely weather", "it's raining", "tell me a joke", "i'm fine",
                "i'm good", "i'm ok", "i'm okay", "not bad", "doing well", "doing good", "all good", "me too",
-               "you too", "same here"),
+               "you too", "same here", "are you there", "you there", "you awake", "still up", "still awake",
+               "still working", "still running", "are you up"),
         "zh": ("好累", "累了", "累死了", "好无聊", "饿了", "好困", "天气不错", "天气真好", "下雨了", "讲个笑话",
-               "说个笑话", "我很好", "还不错", "挺好的", "我也是", "你也是"),
+               "说个笑话", "我很好", "还不错", "挺好的", "我也是", "你也是", "在吗", "在不在", "你在吗", "还在吗",
+               "还醒着吗", "还在工作吗"),
         "ja": ("疲れた", "眠い", "お腹すいた", "いい天気", "雨だ", "冗談を言って", "元気です", "元気だよ", "まあまあ",
-               "私も", "僕も"),
+               "私も", "僕も", "動いてる", "起きてる", "いますか", "まだ起きて"),
         "ru": ("устал", "устала", "скучно", "хочу есть", "хорошая погода", "идет дождь", "расскажи анекдот",
-               "расскажи шутку", "нормально", "все хорошо", "все отлично", "я тоже", "тебе тоже", "и тебе"),
+               "расскажи шутку", "нормально", "все хорошо", "все отлично", "я тоже", "тебе тоже", "и тебе",
+               "ты тут", "ты здесь", "ты на месте", "не спишь", "ты еще работаешь"),
     },
     "farewell": {
         "en": ("bye", "goodbye", "good bye", "bye bye", "good night", "see you", "see ya", "cya", "talk later",
                "have a good day", "have a nice day", "have a good one", "that's all for today", "that's all",
                "i'm done for today", "brb", "be right back", "i'll be back", "going to lunch", "off to lunch",
-               "gn", "gnight", "g'night", "nite", "night night", "gtg", "got to go", "ttyl", "later", "laters"),
+               "gn", "gnight", "g'night", "nite", "night night", "gtg", "got to go", "ttyl", "later", "laters",
+               "peace", "peace out", "catch you later", "logging off", "signing off"),
         "zh": ("再见", "拜拜", "晚安", "回头见", "明天见", "下次见", "今天就到这", "我先走了", "去吃饭了"),
         "ja": ("さようなら", "またね", "また明日", "おやすみ", "じゃあね", "お先に失礼", "失礼します", "今日はここまで"),
         "ru": ("пока", "до свидания", "спокойной ночи", "доброй ночи", "споки", "до завтра", "увидимся",
@@ -305,6 +328,15 @@ QUESTION: Table = {
         "ru": ("re:(?<![а-я])(?:что|чем|чего|как|какой|какая|какое|какие|какого|каком|какую|каких|почему|зачем|"
                "когда|где|куда|откуда|кто|кого|сколько|ли|разве|неужели)(?![а-я])",),
     },
+    # what is usually done ("拍汉服一般用什么灯光", "what font do people usually use"): a question with one of
+    # these asks for knowledge, even when it has a making verb in it
+    "habitual": {
+        "en": ("usually", "generally", "typically", "normally", "in general", "most people", "people usually",
+               "a good", "the best", "good for"),
+        "zh": ("一般", "通常", "平时", "平常", "大家都", "大多", "比较好", "比较合适", "最好"),
+        "ja": ("普通", "一般的", "普段", "たいてい", "大体", "よく使", "がいい", "が良い", "がおすすめ", "がいいんだろう"),
+        "ru": ("обычно", "как правило", "вообще", "чаще всего", "лучше всего", "лучше"),
+    },
     # polite request forms that look like questions ("can you draw…?", "能帮我画…吗")
     "request": {
         "en": ("re:^(?:please |pls |ok |okay |hey |lomo,? )*(?:can|could|would|will) (?:you|u)\\b",
@@ -349,7 +381,9 @@ GEN: Table = {
         "ja": ("もっと", "変えて", "変更", "もう一度", "やり直", "修正", "直して", "替えて", "にして",
                "もう少し", "もう一", "re:に(?:でき|出来)(?:ます|る|ない)",
                "re:(?:それ|これ|あれ)を[^、。]{0,12}(?:描いて|作って|描き直|作り直)", "描き直", "作り直"),
-        "ru": ("еще раз", "заново", "переделай*", "поменяй*", "измени*", "замени*", "сделай его",
+        # «пере-» imperatives redo what exists: перемонтируй, перепиши, перекрась, переозвучь, переверстай
+        "ru": ("re:(?<![а-я])пере[а-я]{3,}(?:уй|ай|ей|и|ь)(?:те)?(?![а-я])",
+               "еще раз", "заново", "переделай*", "поменяй*", "измени*", "замени*", "сделай его",
                "сделай ее", "сделай их", "сделай это", "исправь*", "перерисуй*",
                "re:(?<![а-я])(?:нарисуй|сгенерируй|создай|изобрази)\\s+(?:его|ее|их)(?![а-я])"),
     },
@@ -363,13 +397,19 @@ GEN: Table = {
                "saturate|tighten|enlarge|shrink|soften|straighten|cut|fade|stretch|move|shift|nudge|raise|"
                "lower|increase|decrease|reduce|bump|rearrange|reorder|redraw|reshoot|re-?render|retouch|"
                "recrop|clean|touch|tone|punch|warm|cool|center|centre|align|enhance|upscale)"
-               "(?:\\s+(?:up|down|out|back|in))?\\s+(?:the|my|our|that|this|those|these|its|their|both|all)\\b",),
+               "(?:\\s+(?:up|down|out|back|in))?\\s+(?:the|my|our|that|this|those|these|its|their|both|all)\\b",
+               # what an existing piece lacks: "the drop teaser needs the date at the end", "the cover could use more red"
+               "re:^\\W*(?:the|this|that|my|our|these|those)\\s+(?:[\\w'.-]+\\s+){0,3}(?:needs?|should (?:have|say|show|use)"
+               "|could use|has to have|must have)\\s+(?:an?|the|more|less|some|its|bigger|smaller|to)\\b",),
         "zh": ("缩短", "剪短", "剪掉", "裁掉", "裁剪", "加快", "放慢", "拉长", "延长", "调亮", "调暗", "调快",
                "调慢", "调大", "调小", "调高", "调低", "re:放大(?!镜)", "缩小",
                # "再暖一点", "再亮一些": a degree more of something that exists
                "re:再[^\\s，。,、！!？?]{0,3}(?:一点|一些|点儿|些)",
                # putting something onto existing work: "在海报上加日期", "把日期加到海报上", "给海报加上日期"
                "re:在[^，。,；;]{1,12}?[上里中](?:加|添|放|写|印|标|去掉|删)", "加到", "放到", "写到", "印到",
+               "re:把[^，。,；;]{1,8}?(?:放在|移到|挪到|放进)",
+               # room left on existing work: "宣传视频结尾留出报名二维码的位置"
+               "留出", "空出", "预留", "留个位置", "留点空间",
                "re:给(?![我你他她它们])[^，。,；;]{1,12}?(?:加上|加个|添加|加一)"),
         "ja": ("re:(?<=[^\\s、。]く)(?=して|する|しよう|でき|出来)", "縮めて", "伸ばして", "早めて", "速めて", "カットして",
                "トリミング", "を入れて", "を追加", "追加して", "を加えて", "を載せて", "を外して", "を上げて", "を下げて",
@@ -440,8 +480,10 @@ GEN: Table = {
                "this", "these", "those", "them", "that one", "this one", "the last one", "the previous one",
                "the same", "same one", "the result"),
         "zh": ("它", "那个", "这个", "那些", "这些", "上一个", "上一张"),
-        "ja": ("それ", "これ", "あれ"),
-        "ru": ("его", "ее", "их", "это", "этот", "эту", "эта", "этого", "тот", "ту", "то же", "такой же"),
+        # not the conjunctions それと, それから, それに, これから ("and also", "then", "from now on")
+        "ja": ("re:(?:それ|これ|あれ)(?!と[、,\\s]|から|に[、,\\s]|で[、,\\s]|では|じゃ)",),
+        # "сова Буба — это бабушка Миры": after a dash «это» is the copula "is", not "this one"
+        "ru": ("его", "ее", "re:(?<![а-я])их(?![а-я])(?!\\s+(?:дв|тр|четыр|пят|шест|сем|восем|девят|десят|\\d))", "re:(?<![—–-])(?<![—–-]\\s)(?<![а-я])это(?![а-я])", "этот", "эту", "эта", "этого", "тот", "ту", "то же", "такой же"),
     },
     # … and determiners doing the same ("那张海报", "その絵", "прошлый постер"), kept in subjects.
     "deictic_det": {
@@ -604,6 +646,15 @@ MEDIA: Table = {
         "ru": ("документ*", "текст*", "сценари*", "истори*", "стать*", "стих*", "рассказ*", "слоган*",
                "конспект*", "письм*"),
     },
+}
+# Document words that also name a part of a picture or a clip ("remove the text", "把文字去掉", "подпись
+# крупнее"): in an edit they say what changes on the piece, not that the piece is a document
+PIECE_PARTS = {
+    "en": ("text", "caption", "captions", "copy", "tagline", "title text", "subtitle", "subtitles", "lettering",
+           "words", "wording", "label", "labels"),
+    "zh": ("文字", "字", "标语", "文案", "字幕", "标题"),
+    "ja": ("文字", "テキスト", "コピー", "キャッチコピー", "字幕", "タイトル"),
+    "ru": ("текст*", "подпис*", "слоган*", "надпис*", "титр*"),
 }
 POSTER = {  # image words that name the deliverable itself (kept in the subject, set the noun)
     "en": ("poster", "flyer", "banner"),
@@ -776,8 +827,10 @@ GENERIC_WORDS = {
            "storyboard", "trailer", "ad", "mascot", "wallpaper", "thumbnail", "avatar", "portrait", "sketch",
            "template", "mockup", "layout", "page", "frame", "shot", "scene", "list", "listing", "product",
            "club", "shop", "store", "studio", "company", "team", "school", "event", "party", "sale", "brand",
-           "channel", "app", "website", "post", "opening", "launch", "announcement", "grand", "promo", "promotion"),
-    "ru": ("серия", "серию", "серии", "набор", "комплект", "коллекция", "версия", "вариант", "картинка",
+           "channel", "app", "website", "post", "opening", "launch", "announcement", "grand", "promo", "promotion",
+           "sheet", "character", "turnaround"),
+    "ru": ("серия", "серию", "серии", "набор", "комплект", "коллекция", "версия", "вариант", "картинка", "лист",
+           "персонаж",
            "картинки", "изображение", "фото", "постер", "плакат", "видео", "ролик", "клип", "иллюстрация",
            "рисунок", "дизайн", "модель", "песня", "музыка", "трек", "звук", "текст", "документ", "файл",
            "штука", "добавь", "измени", "поменяй", "убери", "поправь", "исправь", "обнови", "замени",

@@ -95,16 +95,27 @@ def _not_after(lang: str) -> re.Pattern[str] | None:
     return re.compile(f"(?:{alternation})$") if words else None
 
 
+@cache
+def _not_before(lang: str) -> re.Pattern[str] | None:
+    table = _data().get(lang) or {}
+    words = table.get("not_before") or ()
+    end = r"(?!\w)" if table.get("spaced", True) else ""
+    return re.compile(r"\s*(?:%s)%s" % ("|".join(re.escape(w) for w in words), end)) if words else None
+
+
 def find_reference(text: str, lang: str) -> Reference | None:
     """The piece (or pieces) TEXT points at, by the words of LANG (else English); None when it names none.
-    A position after `not_after` words ("a second poster") is another piece, not a reference."""
+    A position after `not_after` words ("a second poster") is another piece, and one before `not_before` words
+    ("last month") a time: neither is a reference."""
     folded = text.lower().replace("ё", "е")
     for language in dict.fromkeys((lang, "en")):
-        indefinite = _not_after(language)
+        indefinite, timely = _not_after(language), _not_before(language)
         for pattern, build in _matchers(language):
             for match in pattern.finditer(folded):
                 if indefinite is not None and indefinite.search(folded[:match.start()]):
                     continue
+                if timely is not None and timely.match(folded, match.end()):
+                    continue  # "from last month", "the first time": a time, not a piece
                 found = build(match)
                 if found is not None:
                     counted = folded[match.start():match.end() + 1]  # 第三首: the counter may follow the match

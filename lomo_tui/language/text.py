@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
-from .lexicon import CJK_COUNTERS, DELIVERABLES, MEASURE_UNITS, TRADITIONAL, Table
+from .lexicon import CJK_COUNTERS, DELIVERABLES, DISTRIBUTIVE, MEASURE_UNITS, RANGE_COUNTERS, RANGE_NOUNS, Table
 
 
 class LazyRe:
@@ -37,14 +37,35 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е").replace("\u2019", "'")
 
 
-_SIMPLIFIED = str.maketrans(dict(zip(*TRADITIONAL)))
+@cache
+def _to_simplified() -> Any:
+    """OpenCC's traditional-to-simplified converter (built on the first Chinese message: ~2 ms)."""
+    import opencc  # a C extension with its own dictionaries; no import cost until Chinese is read
+
+    return opencc.OpenCC("t2s")
 
 
 def simplified(text: str) -> str:
-    """Chinese text with its traditional characters in simplified form (lexicon.TRADITIONAL; one character
-    for one, so offsets hold): the lexicon is simplified, creators may type either. Only for text already
-    known to be Chinese — Japanese writes many of these characters the traditional way (動画)."""
-    return text.translate(_SIMPLIFIED)
+    """Chinese text with its traditional characters in simplified form (OpenCC), one character for one so
+    that offsets hold: the lexicon is simplified, creators may type either. Only for text already known to
+    be Chinese — Japanese writes many of these characters the traditional way (動画)."""
+    if text.isascii():
+        return text
+    out = _to_simplified().convert(text)
+    if len(out) == len(text):
+        return out
+    return "".join(ch if ch.isascii() else _to_simplified().convert(ch)[:1] or ch for ch in text)
+
+
+@lru_cache(maxsize=1024)
+def _reads_chinese(text: str) -> bool:
+    return detect_language(text) == "zh"
+
+
+def matchable(text: str) -> str:
+    """TEXT as the matchers read it: normalised, and folded to simplified script when it reads as Chinese
+    (a traditional-script message and a simplified task title, or the other way round, share their words)."""
+    return normalise(simplified(text) if _HAN_RE.search(text) and _reads_chinese(text) else text)
 
 
 _RU_K_STEM = LazyRe("[бвгджзйклмнпрстфхцчшщ]к$")
@@ -361,15 +382,66 @@ def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
         )
     counters = _alternation(list(CJK_COUNTERS[lang]))
     native = f"|({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""
-    # "2枚目" names a position, not how many
-    return (re.compile(rf"({_CJK_NUM})\s*(?:{counters})(?!目){native}"),)
+    # "2枚目" names a position, not how many ("第6张" too, unless it asks to make it: _position_made)
+    return (re.compile(rf"(?<![到至~～〜0-9零〇一二两三四五六七八九十百-])({_CJK_NUM})\s*(?:{counters})(?!目){native}"),)
 
 
 _ZH_GENERIC_COUNTER = LazyRe(r"(海报|图|画|照片|版本|方案|视频|模型|镜头|分镜|作品|设计|头像|壁纸|封面|图标|歌|音乐|动画|短片)")
 
 
+MAX_RANGE = 30  # "episodes 1 to 6" counts six pieces; "1 to 500" is no count of pieces
+
+
+@cache
+def _range_regex(lang: str) -> re.Pattern[str]:
+    dash = r"\s*(?:to|through|thru|-|–|—|~|～|〜|到|至|по)\s*"
+    if lang in ("en", "ru"):
+        nouns = "|".join(re.escape(n.rstrip("*")) + ("[а-я]*" if n.endswith("*") else "") for n in RANGE_NOUNS[lang])
+        lead = r"\s*(?:с|from)?\s*" if lang == "ru" else r"\s*(?:from\s+)?"
+        return re.compile(rf"(?<![{_LETTER}])(?:{nouns})(?![{_LETTER}]){lead}#?(\d{{1,3}}){dash}#?(\d{{1,3}})(?![\d.:x]|,\d)")
+    return re.compile(rf"第?(\d{{1,3}}|[一二三四五六七八九十]+){dash}第?(\d{{1,3}}|[一二三四五六七八九十]+)\s*(?:{_alternation(list(RANGE_COUNTERS))})")
+
+
+def _range_count(text: str, lang: str) -> int | None:
+    """How many numbers a numbered range spans ("episodes 1 to 6": 6, "第1到6集": 6), or None."""
+    for lg in dict.fromkeys((lang, "en")):
+        if lg not in RANGE_NOUNS and lg not in ("zh", "ja"):
+            continue
+        for m in _range_regex(lg).finditer(text):
+            first, last = parse_number(m.group(1)), parse_number(m.group(2))
+            if first is not None and last is not None and 2 <= last - first + 1 <= MAX_RANGE:
+                return int(last - first + 1)
+    return None
+
+
+def _distributed_count(text: str, lang: str) -> int | None:
+    """"3d meeples for the four factions … one file each": the number one piece each goes to, or None."""
+    table = DISTRIBUTIVE.get(lang)
+    if table is None or not compile_entries(table).search(text):
+        return None
+    unit = "|".join(re.escape(u.rstrip("*")) + ("[а-я]*" if u.endswith("*") else "") for u in MEASURE_UNITS[lang])
+    letters = "a-z'" if lang == "en" else "а-я"
+    for m in re.finditer(rf"(?<![{_LETTER}.#])({NUM[lang]})(?![{_LETTER}])(?![\s-]*(?:{unit})(?![{letters}]))", text):
+        n = parse_number(m.group(1))
+        if n is not None and 2 <= n <= MAX_RANGE and n == int(n):
+            return int(n)
+    return None
+
+
 def find_count(text: str, lang: str) -> int | None:
-    """How many deliverables the creator asks for ("4 posters", "三张海报", "4枚", "четыре постера")."""
+    """How many deliverables the creator asks for ("4 posters", "三张海报", "4枚", "четыре постера", "episodes
+    1 to 6", "for the four factions, one file each")."""
+    counted = _find_count(text, lang)
+    if counted is not None and counted > 1:
+        return counted
+    return _range_count(text, lang) or _distributed_count(text, lang) or counted
+
+
+_ZH_POSITION = LazyRe(r"第\s*$")
+_ZH_MAKES = LazyRe(r"(?:做|画|生成|制作|设计|来|加|添|出|补)[一二两三四五六七八九十几0-9]*[张幅个款版份段首]?\s*第")
+
+
+def _find_count(text: str, lang: str) -> int | None:
     langs = [lang] + (["en"] if lang != "en" else [])
     article = None  # "做一个15秒的短片，三个镜头": 一个 is "a"; a later count says how many
     for lg in langs:
@@ -381,6 +453,8 @@ def find_count(text: str, lang: str) -> int | None:
                 n = parse_number(next(g for g in m.groups() if g))
                 if n is None or n < 1 or n != int(n):
                     continue
+                if lg == "zh" and _ZH_POSITION.search(text, 0, m.start()) and not _ZH_MAKES.search(text):
+                    continue  # "示意图第6张，膝盖别超过脚尖": a position in the series ("再做第5张" makes one more)
                 if lg == "zh" and n == 1 and m.group().startswith("一"):
                     article = article or 1
                     continue

@@ -42,6 +42,8 @@ from ..language import (
     keywords,
     make_brief,
     media_kinds,
+    edited_media,
+    matchable,
     normalise,
     parse,
     phrase,
@@ -147,8 +149,8 @@ class Candidate:
     fit: float = 0.0  # the fitted scorer's probability that the message is for this candidate
 
     @property
-    def usable(self) -> bool:
-        return self.status not in ("stopped", "failed", "archived")
+    def usable(self) -> bool:  # a failed task takes a message (the ledger reopens it): "try again, shorter"
+        return self.status not in ("stopped", "archived")
 
 
 # ---- reading the request -------------------------------------------------------------------------
@@ -190,7 +192,7 @@ _CONCEPT_CRUMB = re.compile(f"(?<=\0)[{_CJK_CHAR}](?![{_CJK_CHAR}])|(?<![{_CJK_C
 
 def _content(text: str) -> tuple[set[str], set[str]]:
     """(words, media kinds) of TEXT: keywords (units out), creative nouns as language-neutral concepts."""
-    norm = normalise(text)
+    norm = matchable(text)
     kinds = media_kinds(text)
     words = set()
     for name, rx in _concept_res().items():
@@ -240,7 +242,7 @@ def names(text: str) -> set[str]:
 
 def _titled(title: str, norm: str) -> bool:
     """Does the message (normalised) name the task by its whole title ("工作室标志换成黑白的")?"""
-    t = " ".join(re.sub(r"[^\w\s]+", " ", normalise(title)).split())
+    t = " ".join(re.sub(r"[^\w\s]+", " ", matchable(title)).split())
     spaced = re.match(r"[a-zа-я0-9]", t) is not None
     if (len(t.split()) < 2) if spaced else (len(t) < 3):  # one word is no name ("Logo", "海报")
         return False
@@ -289,7 +291,7 @@ def _brings_in_kind(words: set[str], text: str) -> bool:
     """Does the message bring in the deliverables it names with an indefinite article ("a tshirt design with the
     wave on it": the "it" is the t-shirt, not a piece that exists)?"""
     kinds = words & DELIVERABLES
-    return bool(kinds) and kinds <= _under_article(normalise(text))
+    return bool(kinds) and kinds <= _under_article(matchable(text))
 
 
 def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[str] = frozenset(),
@@ -304,7 +306,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
     for c in cands:
         for w in words & c.words:
             df[w] = df.get(w, 0) + 1
-    norm = normalise(text)
+    norm = matchable(text)
     kinds = words & DELIVERABLES
     new = _introduced(norm) | _wanted_value(norm)
     for c in cands:
@@ -327,7 +329,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
 
 
 def _cue(table: dict[str, str], lang: str, text: str) -> bool:
-    return bool(re.search(table.get(lang, table["en"]), normalise(text)))
+    return bool(re.search(table.get(lang, table["en"]), matchable(text)))
 
 
 # ---- replies ---------------------------------------------------------------------------------------
@@ -395,7 +397,7 @@ def _names_output(text: str, name: str, lang: str) -> bool:
     at = text.find(name)
     if at < 0:
         return False
-    before, after = normalise(text[max(0, at - 60):at]), normalise(text[at + len(name):at + len(name) + 20])
+    before, after = matchable(text[max(0, at - 60):at]), matchable(text[at + len(name):at + len(name) + 20])
     langs = dict.fromkeys((lang, "en"))
     return any(re.search(_OUTPUT_BEFORE[lg], before) for lg in langs if lg in _OUTPUT_BEFORE) or \
         any(re.search(_OUTPUT_AFTER[lg], after) for lg in langs if lg in _OUTPUT_AFTER)
@@ -439,6 +441,8 @@ def route(request: ModelRequest) -> ModelReply:
     cands = _candidates(hints)
     words, media = _content(text)
     media |= {intent.media} if intent.media else set()
+    if intent.act in REFERENCE_ACTS and "document" in media_kinds(text, lang) - edited_media(text, lang):
+        media.discard("document")  # "再简洁点，把文字去掉": the text on the piece, not a document
     _score(cands, words, media, names(text), text)
     viewed = cands
     cands = _series_fit(cands, message.reference, intent)
@@ -516,8 +520,12 @@ def route(request: ModelRequest) -> ModelReply:
     elif intent.act in ("one_shot", "goal") and not edit and (more and not deictic or _brings_in_kind(words, text)):
         # "ещё нарисуй схему опыта" beside a set of cards, "also want merch, a tshirt design with the wave on it"
         # beside an album cover: one more of something no task makes, or one the message brings in, is new
-        best = None if best is not None and best.kind_match is False else best
-        tied = [c for c in tied if c.kind_match is not False]
+        # … and one more for another subject beside a single piece ("а ещё нужен лист персонажа для совы" after
+        # the fox's sheet): a one-shot has no series to add to
+        def elsewhere(c: Candidate) -> bool:
+            return c.kind_match is False or (c.kind == "lightweight" and _new_subject(c, intent))
+        best = None if best is not None and elsewhere(best) else best
+        tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
@@ -605,7 +613,7 @@ def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
     out = []
     for name in absent:
         key = normalise(name).strip("./")
-        owners = [c for c in cands if c.usable and key and key in normalise(f"{c.title}\n{c.goal}")]
+        owners = [c for c in cands if c.usable and key and key in matchable(f"{c.title}\n{c.goal}")]
         if len(owners) == 1:
             owners[0].file_match = True
         else:
@@ -708,7 +716,7 @@ def features(c: Candidate, cands: list[Candidate], text: str, hints: dict[str, A
         "kind_match": float(c.kind_match is True),
         "kind_mismatch": float(c.kind_match is False),
         "memory": c.memory,
-        "titled": float(_titled(c.title, normalise(text))),
+        "titled": float(_titled(c.title, matchable(text))),
         "just_now": float(just is c),
         "most_recent": float(c.recency == 0),
         "duplicate": similarity(text, target) if c.evidence > 0 else 0.0,
@@ -838,7 +846,7 @@ def _just_now(cands: list[Candidate], hints: dict[str, Any]) -> Candidate | None
 def _strong(c: Candidate, text: str) -> bool:
     """Evidence that names candidate C itself, not a word it happens to share: a file, route memory, its
     whole title, the deliverable it makes, or more than one distinctive word."""
-    return c.file_match or c.memory > 0 or bool(c.kind_match) or _titled(c.title, normalise(text)) \
+    return c.file_match or c.memory > 0 or bool(c.kind_match) or _titled(c.title, matchable(text)) \
         or c.distinct >= 1.5
 
 
@@ -875,8 +883,13 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
             return True  # nothing made yet: its plan is what the position points into (a one-shot makes one)
         if made and reference.media and _pieces(c, reference.media) == 0:
             return False
-        return made >= need or (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
-    fit = [c for c in cands if fits(c)]
+        if made >= min(need, SHOWN_FILES):
+            return True  # the index shows at most SHOWN_FILES files: a task at the cap may have more
+        return (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
+    # … nor one the message names by its own words ("听松茶馆的水墨画，第二幅…"): the index knows only the files
+    # bound to a task, an old one may have made more
+    top = max((c.evidence for c in cands), default=0.0)
+    fit = [c for c in cands if fits(c) or (c.distinct >= MIN_EVIDENCE and c.evidence >= top)]
     return fit or cands
 
 
@@ -904,7 +917,7 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
     if referring:
         # what the message is about ("茶叶", "wedding") rules out tasks about something else
         # … not the value it changes something to ("メニュー表のデザート、チョコケーキに変えて": no cake task)
-        wanted = _without(normalise(text), _value_spans(normalise(text), lang))
+        wanted = _without(matchable(text), _value_spans(matchable(text), lang))
         about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
         if len(overlap) == 1:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 TASK_ID = re.compile(r"\btask-(?:[0-9a-hjkmnp-tv-z]{26}|[0-9a-f]{8})\b")  # new ids, and older short ones
-UNUSABLE_STATUS = ("stopped", "failed")
+UNUSABLE_STATUS = ("stopped",)  # a failed task takes a message: "try again" is what it is for
 MAX_MENTIONS = 8
 MAX_READINGS = 8  # readings of one name looked up (a CJK name may carry the words typed before it)
 
