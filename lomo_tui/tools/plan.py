@@ -152,5 +152,5 @@ def register(reg: Registry) -> None:
                                                  note=evidence, turn_id=ctx.claim.turn_id)
         if not verdict.ok:  # the refusal is on the record (committed above); the step did not move
             raise ToolError.said("step_unverified", kind="unverified", n=item.position,
-                                 problems="; ".join(verdict.problems))
+                                 problems=verdict.problems)
         return {"step": item.id, "state": "done", "verified": [src.describe() for src in verdict.sources]}

@@ -114,7 +114,7 @@ def register_graph(reg: Registry) -> None:
         try:
             progress = await engine.advance()
         except FlowError as exc:
-            raise ToolError.said("graph_invalid", kind="bad_input", path=path, detail=str(exc)) from None
+            raise ToolError.said("graph_invalid", kind="bad_input", path=path, detail=exc.said_as or str(exc)) from None
         except GraphError as exc:
             raise ToolError.said("graph_error", kind="bad_input", path=path, detail=str(exc)) from None
         if progress.declined:

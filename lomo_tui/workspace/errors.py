@@ -6,7 +6,7 @@ the TUI and the model sees it as a tool result, so neither gets a traceback.
 
 from __future__ import annotations
 
-from lomo_tui.errors import LomoError
+from lomo_tui.errors import LomoError, Said
 
 
 def human_size(n: int) -> str:
@@ -27,7 +27,10 @@ def _preview(text: str, limit: int = 60) -> str:
 
 
 class WorkspaceError(Exception):
-    """Base class: a workspace operation could not be done."""
+    """Base class: a workspace operation could not be done. `said_as`: its catalogue form, where it has one (the
+    creator reads it in their task's language; `str()` is the English the model reads)."""
+
+    said_as: Said | None = None
 
 
 class PathOutsideWorkspace(WorkspaceError):
@@ -142,9 +145,9 @@ class FlowError(WorkspaceError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        shown = "; ".join(problems[:8])
-        more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
-        super().__init__(f"The flow is not valid: {shown}{more}; fix this and try again.")
+        more = Said("edit_merge.and_more", {"n": len(problems) - 8}) if len(problems) > 8 else ""
+        self.said_as = Said("edit_merge.flow_invalid", {"problems": problems[:8], "more": more})
+        super().__init__(self.said_as.text("en"))
 
 
 class WorkspaceUnusable(WorkspaceError, LomoError):
