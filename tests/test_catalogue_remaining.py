@@ -111,6 +111,31 @@ async def test_a_russian_tasks_file_conflict_is_russian_for_the_creator(lomo: Lo
     assert card.outcome == russian, card.outcome
 
 
+async def test_a_file_edit_that_does_not_apply_and_a_path_outside_speak_the_tasks_language(lomo: LomoEnv) -> None:
+    (lomo.workspace / "notes.md").write_text("# Заметки\n", encoding="utf-8")
+    edit = call("edit_file", "Правлю…", path="notes.md", old="нет такого", new="да", base_version=1)
+    order = call("generate_image", "Рисую…", prompt="a poster", inputs=["../secret.png"])
+    lomo.replay(edit, DONE, order, DONE)
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("Заметки", language="ru")
+        await _send(rt, task, "поправь заметки")
+        await _send(rt, task, "нарисуй постер")
+        [edited] = await _calls(rt, task, "edit_file")
+        [ordered] = await _calls(rt, task, "generate_image")
+    finally:
+        await rt.close()
+    assert _result(edited)["error"].startswith("Edit 1: the text to replace ('нет такого') was not found")
+    assert error_words(_result(edited), "ru") == (
+        "Правка 1: заменяемый текст («нет такого») не найден, поэтому ни одна правка не применена; файл будет "
+        "перечитан, а текст скопирован точно, с пробелами и переносами строк")
+    assert "'../secret.png' is outside the workspace ('..' climbs out of it)" in _result(ordered)["error"]
+    said = error_words(_result(ordered), "ru")
+    assert "«../secret.png» — за пределами рабочей папки («..» выводит за её пределы)" in said, said
+    assert "outside" not in said and "climbs" not in said
+
+
 def test_an_invalid_flow_is_worded_problem_by_problem_in_the_readers_language() -> None:
     from lomo_tui.workspace.errors import FlowError
     from lomo_tui.workspace.flows import parse_flow

@@ -40,10 +40,11 @@ ARGPARSE_ERRORS = {
 def metavar(name: str, lang: str) -> str:
     """The metavar NAME ("DIR", "task_id") in LANG (`[cli_metavar]`); a choice list or an unknown name as it is."""
     from ..language import template
-    from ..language.messages import catalogue
 
-    key = name
-    return template(f"{METAVARS}.{key}", lang) if key in catalogue("en").get(METAVARS, {}) else name
+    try:
+        return template(f"{METAVARS}.{name}", lang)
+    except KeyError:
+        return name
 
 
 def error_line(text: str, lang: str) -> str:

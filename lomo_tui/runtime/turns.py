@@ -541,9 +541,13 @@ class TurnRunner:
 
 def _tool_words(name: str) -> Said | str:
     """A tool as the creator reads it on a card (`tui_tools.NAME`); a name Lomo has no words for as it is."""
-    from ..language.messages import catalogue
+    from ..language import template
 
-    return Said(f"tui_tools.{name}") if name in catalogue("en").get("tui_tools", {}) else name
+    try:
+        template(f"tui_tools.{name}", "en")
+    except KeyError:
+        return name
+    return Said(f"tui_tools.{name}")
 
 
 def checked_decision(decision: dict[str, Any]) -> dict[str, Any]:

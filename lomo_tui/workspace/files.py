@@ -24,6 +24,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from lomo_tui.errors import Phrase, Said
 from lomo_tui.workspace.errors import (
     BinaryFile,
     EditError,
@@ -87,7 +88,7 @@ def _open_regular(path: Path, action: str) -> Iterator[io.BufferedReader]:
         if stat.S_ISDIR(mode):
             raise NotAFile(str(path))
         if not stat.S_ISREG(mode):
-            raise NotAFile(str(path), "a special file")
+            raise NotAFile(str(path), Phrase(Said("workspace_error.a_special_file")))
         with open(path, "rb") as f:
             yield f
     except OSError as exc:
