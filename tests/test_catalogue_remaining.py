@@ -152,7 +152,7 @@ def test_an_invalid_flow_is_worded_problem_by_problem_in_the_readers_language() 
 
 # ---- a step refused, re-opened -------------------------------------------------------------------------------
 async def test_a_chinese_tasks_refused_step_says_why_in_chinese(lomo: LomoEnv) -> None:
-    from lomo_tui.cli.state import task_document
+    from lomo_tui.cli.state import render_task, task_document
 
     (lomo.workspace / "notes.md").write_text("# 笔记\n", encoding="utf-8")
     plan = call("update_plan", brief="封面", steps=[{"title": "封面", "tool": "generate_image"}])
@@ -176,6 +176,8 @@ async def test_a_chinese_tasks_refused_step_says_why_in_chinese(lomo: LomoEnv) -
     assert error_words(_result(first), "zh") == chinese
     assert card.outcome == chinese, card.outcome
     assert chinese in doc["status_reason"] and "made by the creator" not in doc["status_reason"]
+    shown = render_task(doc, "zh")  # `lomo task show` in the creator's language, its prompt-cache line too
+    assert "提示缓存：" in shown and "Prompt cache" not in shown, shown
 
 
 async def test_a_step_reopened_after_the_creator_broke_its_file_says_why_in_japanese(lomo: LomoEnv) -> None:
@@ -218,34 +220,46 @@ def test_a_reason_list_keeps_its_catalogue_form_through_a_row() -> None:
 
 
 # ---- a tool call the runtime refused before it ran -----------------------------------------------------------
-@pytest.mark.parametrize("name,arguments,lang,english,said", [
-    ("paint_wall", {}, "zh", "unknown tool 'paint_wall'", "没有名为 'paint_wall' 的工具"),
-    ("generate_image", {"colour": "red"}, "ja", None, "「画像を生成」の呼び出しの引数が合わなかったため、呼び出しをやり直させました"),
-])
-async def test_a_refused_call_is_in_the_tasks_language_on_its_card(lomo: LomoEnv, name: str, arguments: dict,
-                                                                   lang: str, english: str | None,
-                                                                   said: str) -> None:
-    order = call(name, "…", **arguments)
+async def test_arguments_a_tool_does_not_take_are_said_in_the_tasks_language(lomo: LomoEnv) -> None:
+    order = call("generate_image", "…", colour="red")
     lomo.replay(call("update_plan", brief="x", steps=[{"title": "x", "tool": "generate_image"}]), *[order] * 4)
     rt = Runtime(lomo.settings())
     await rt.start()
     try:
-        task = await rt.ledger.create_task("x", language=lang)
-        await rt.send("go", task)
-        assert await rt.run_until_quiescent(60)
-        [first, *_] = await _calls(rt, task, name)
+        task = await rt.ledger.create_task("x", language="ja")
+        await _send(rt, task, "go")
+        [first, *_] = await _calls(rt, task, "generate_image")
         card = await _card(rt, task)
         model = await _model_reads(rt, task)
     finally:
         await rt.close()
     result = _result(first)
-    assert first.status == "failed" and result["error_said"]["key"].startswith("call_error.")
-    if english is not None:
-        assert result["error"] == english
-    assert {"error": result["error"], "error_kind": result["error_kind"]} in model  # no creator wording for it
-    assert error_words(result, lang) == said
+    said = "「画像を生成」の呼び出しの引数が合わなかったため、呼び出しをやり直させました"
+    assert first.status == "failed" and result["error_said"]["key"] == "call_error.invalid_arguments"
+    assert {"error": result["error"], "error_kind": "invalid_arguments"} in model  # no creator wording for it
+    assert result["error"].startswith("generate_image does not take colour")
+    assert error_words(result, "ja") == said
+    assert card.outcome == said, card.outcome
     assert card.status == "failed" and said in card.reason, card.reason  # it stopped repeating itself: the card
-    assert card.outcome in ("", said), card.outcome  # what the last announced call came to, when the turn ended there
+
+
+async def test_a_tool_this_task_cannot_use_is_said_in_the_tasks_language_on_its_card(lomo: LomoEnv) -> None:
+    """An unknown tool never starts (no ledger row): its card words it by the tool's name."""
+    step = {"content": "正在处理…", "tool_calls": [{"name": "paint_wall", "arguments": {}},
+                                                {"name": "ask_user", "arguments": {"question": "继续吗？"}}]}
+    lomo.replay(step)
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("x", language="zh")
+        await _send(rt, task, "go")  # the turn waits on the question: the card shows what became of the calls
+        assert await _calls(rt, task, "paint_wall") == []
+        card = await _card(rt, task)
+        model = await _model_reads(rt, task)
+    finally:
+        await rt.close()
+    assert {"error": "unknown tool 'paint_wall'", "error_kind": "unknown_tool"} in model
+    assert card.outcome == "这个任务不能使用“paint_wall”", card.outcome
 
 
 def test_a_tool_the_task_cannot_use_is_named_in_the_creators_words() -> None:

@@ -317,8 +317,6 @@ class TurnRunner:
                 error = f"unknown tool {name!r}" if tool is None else f"{name} is not available to this task"
                 said = Said("call_error.unknown_tool", {"name": repr(name)}) if tool is None else \
                     Said("call_error.not_available", {"tool": _tool_words(name)})
-                if seq not in prestarted and row is None:  # on the record, as any refused call: its card words it
-                    await self.ledger.start_call(self.claim, step, seq, name, args, "read")
                 await self._finish(step, seq, name, "failed",
                                    said_error({"error": error, "error_kind": "unknown_tool"}, said), ran=False,
                                    last=is_last and not deferred and not held)
