@@ -180,6 +180,20 @@ async def test_a_chinese_tasks_refused_step_says_why_in_chinese(lomo: LomoEnv) -
     assert "提示缓存：" in shown and "Prompt cache" not in shown, shown
 
 
+async def test_a_plan_step_without_a_title_is_refused_in_the_tasks_language(lomo: LomoEnv) -> None:
+    lomo.replay(call("update_plan", "正在列计划…", steps=[{"title": "封面"}, {"title": " "}]), DONE)
+    rt = Runtime(lomo.settings())
+    await rt.start()
+    try:
+        task = await rt.ledger.create_task("封面", language="zh")
+        await _send(rt, task, "列个计划")
+        [planned] = await _calls(rt, task, "update_plan")
+    finally:
+        await rt.close()
+    assert _result(planned)["error"] == "step 2 has no title"
+    assert error_words(_result(planned), "zh") == "第 2 步没有标题"
+
+
 async def test_a_step_reopened_after_the_creator_broke_its_file_says_why_in_japanese(lomo: LomoEnv) -> None:
     from lomo_tui.cli.state import render_task, task_document
 

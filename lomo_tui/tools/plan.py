@@ -99,8 +99,8 @@ def register(reg: Registry) -> None:
             if steps is not None:
                 try:
                     items = await checklist.revise(conn, ctx.task_id, steps)
-                except ValueError as exc:
-                    raise ToolError(str(exc)) from None
+                except checklist.PlanError as exc:
+                    raise ToolError.said(exc.said_as.key, **exc.said_as.fields) from None
                 result["checklist"] = [{"id": i.id, "n": i.position, "title": i.title, "state": i.state}
                                        for i in items]
                 each = await open_quotes(conn, ctx.task_id, steps, items)
