@@ -230,7 +230,8 @@ def test_a_reason_list_keeps_its_catalogue_form_through_a_row() -> None:
     loaded = Said.load(json.loads(json.dumps(said.stored())))
     assert loaded is not None and loaded.text("en") == said.text("en")
     assert loaded.text("zh") == "第 2 步没有标为完成：工作区里没有 a.png；b.md 是文档，不是图片"
-    assert loaded.text("ru") == "шаг 2 не отмечен выполненным: a.png нет в рабочей папке; b.md — документ, а не изображение"
+    assert loaded.text("ru") == ("шаг 2 не отмечен выполненным: a.png нет в рабочей папке; b.md — документ, "
+                                 "а не изображение")
 
 
 # ---- a tool call the runtime refused before it ran -----------------------------------------------------------

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 SECTION = "cli_help"
-METAVARS = "cli_metavar"  # a metavar's words ("DIR" → "文件夹"), by the metavar as the code names it; one without a key stays
+METAVARS = "cli_metavar"  # a metavar's words ("DIR" → "文件夹") by the metavar as the code names it
 # argparse's own English words (its gettext msgids) → the catalogue key that words them
 ARGPARSE_WORDS = {
     "usage: ": "usage",

@@ -515,10 +515,11 @@ class TurnRunner:
         except DiskFull:
             raise  # the step is rolled back and redone when the disk has room
         except (LomoError, WorkspaceError) as exc:
-            error = plain_error(str(exc), f"{tool.name} was refused", keep_detail=True)
-            said = getattr(exc, "said_as", None) if error == str(exc) else \
-                Said("call_error.refused", {"tool": _tool_words(tool.name)}) if error == f"{tool.name} was refused" \
-                else None
+            refused = f"{tool.name} was refused"
+            error = plain_error(str(exc), refused, keep_detail=True)
+            said = getattr(exc, "said_as", None) if error == str(exc) else None
+            if error == refused:
+                said = Said("call_error.refused", {"tool": _tool_words(tool.name)})
             return "failed", said_error({"error": error, "error_kind": "refused"}, said)
         except Exception:  # noqa: BLE001 — a broken tool must not sink the turn
             log.exception("tool %s failed", tool.name)
