@@ -136,6 +136,19 @@ async def test_a_file_edit_that_does_not_apply_and_a_path_outside_speak_the_task
     assert "outside" not in said and "climbs" not in said
 
 
+def test_a_file_the_disk_or_its_permissions_refuse_is_worded_in_the_readers_language() -> None:
+    from lomo_tui.workspace.errors import WorkspaceIOError, WorkspacePermissionError
+
+    denied = WorkspacePermissionError("posters/a.png", "write")
+    assert str(denied) == ("Cannot write 'posters/a.png': permission denied; check the permissions of the file and "
+                           "its folder, or choose another location.")
+    assert denied.said_as is not None
+    assert denied.said_as.text("zh") == "无法写入“posters/a.png”：没有权限；需要检查这个文件及其文件夹的权限，或换一个位置"
+    odd = WorkspaceIOError("a.md", "read", "Input/output error", "check the file and try again")
+    assert str(odd) == "Cannot read 'a.md': Input/output error; check the file and try again."
+    assert odd.said_as is not None and odd.said_as.text("ru").startswith("Не удалось прочитать «a.md»")
+
+
 def test_an_invalid_flow_is_worded_problem_by_problem_in_the_readers_language() -> None:
     from lomo_tui.workspace.errors import FlowError
     from lomo_tui.workspace.flows import parse_flow

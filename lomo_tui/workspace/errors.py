@@ -81,21 +81,26 @@ class BinaryFile(WorkspaceError):
         super().__init__(self._say("binary", path=path))
 
 
+ACTIONS = ("read", "write")  # what a file operation was doing, each worded as `workspace_error.action_NAME`
+
+
+def _action(action: str) -> Said | str:
+    return Said(f"workspace_error.action_{action}") if action in ACTIONS else action
+
+
 class WorkspacePermissionError(WorkspaceError):
-    def __init__(self, path: str, action: str, reason: str = "permission denied") -> None:
+    def __init__(self, path: str, action: str, reason: str | None = None) -> None:
         self.path = path
-        super().__init__(
-            f"Cannot {action} '{path}': {reason}; check the permissions of the file and its "
-            "folder, or choose another location."
-        )
+        super().__init__(self._say("no_permission", action=_action(action), path=path,
+                                   reason=reason or Said("workspace_error.permission_denied")))
 
 
 class WorkspaceIOError(WorkspaceError):
-    """Any other operating-system failure, explained."""
+    """Any other operating-system failure, explained (REASON and HINT: a `Phrase` where Lomo words them)."""
 
     def __init__(self, path: str, action: str, reason: str, hint: str) -> None:
         self.path = path
-        super().__init__(f"Cannot {action} '{path}': {reason}; {hint}.")
+        super().__init__(self._say("io_failed", action=_action(action), path=path, reason=reason, hint=hint))
 
 
 class EditError(WorkspaceError):
