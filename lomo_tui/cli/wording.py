@@ -1,8 +1,9 @@
 """`lomo --help` in the creator's language: help texts are catalogue keys (`[cli_help]`), worded when shown.
 
 A parser's descriptions and option helps are `Key`s (`helped("workspace")`), plain strings to argparse. The
-help formatter words them, and argparse's own words ("usage:", "options", "show this help message and
-exit"…), in the creator's language (config `language` / env `LOMO_LANGUAGE`, else the locale) only when
+help formatter words them, argparse's own words ("usage:", "options", "show this help message and
+exit"…) and the metavars (`[cli_metavar]`: "--workspace DIR" → "--workspace 文件夹", the help column placed by
+terminal columns), in the creator's language (config `language` / env `LOMO_LANGUAGE`, else the locale) only when
 help or usage is printed: building the parser reads no catalogue and imports nothing.
 """
 from __future__ import annotations
