@@ -28,13 +28,16 @@ class Said:
     def text(self, lang: str) -> str:
         from .language import template  # on first wording: importing the errors costs nothing
 
-        fields = _Fields({k: v.text(lang) if isinstance(v, Said) else v for k, v in self.fields.items()})
+        fields = _Fields({k: worded(v, lang) for k, v in self.fields.items()})
         return template(self.key, lang).format_map(fields)
 
+    def phrase(self) -> Phrase:
+        """This text's English as a `str` that keeps its catalogue form (for code that passes strings on)."""
+        return Phrase(self)
+
     def stored(self) -> dict[str, Any]:
-        """As JSON for a row: {"key", "fields"} (a nested `Said` stored the same way)."""
-        return {"key": self.key, "fields": {k: v.stored() if isinstance(v, Said) else v
-                                            for k, v in self.fields.items()}}
+        """As JSON for a row: {"key", "fields"} (a nested `Said`, `Phrase` or list of them stored the same way)."""
+        return {"key": self.key, "fields": {k: _stored(v) for k, v in self.fields.items()}}
 
     @classmethod
     def load(cls, value: Any) -> Said | None:
@@ -42,7 +45,52 @@ class Said:
         if not isinstance(value, dict) or not isinstance(value.get("key"), str):
             return None
         fields = value.get("fields") if isinstance(value.get("fields"), dict) else {}
-        return cls(value["key"], {k: cls.load(v) or v for k, v in fields.items()})
+        return cls(value["key"], {k: _loaded(v) for k, v in fields.items()})
+
+
+class Phrase(str):
+    """A catalogue text's English (what the model, logs and old callers read) that keeps its `Said` (`.said`),
+    so a list of reasons built as strings can still be worded in the creator's language."""
+
+    said: Said
+
+    def __new__(cls, said: Said) -> Phrase:
+        made = super().__new__(cls, said.text("en"))
+        made.said = said
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle keep the catalogue form
+        return Phrase, (self.said,)
+
+
+def worded(value: Any, lang: str) -> Any:
+    """A field VALUE in LANG: a `Said` or `Phrase` worded, a list worded item by item and joined the language's
+    way (`said.list`); anything else as it is."""
+    if isinstance(value, Phrase):
+        return value.said.text(lang)
+    if isinstance(value, Said):
+        return value.text(lang)
+    if isinstance(value, (list, tuple)):
+        from .language import template
+
+        return template("said.list", lang).join(str(worded(v, lang)) for v in value)
+    return value
+
+
+def _stored(value: Any) -> Any:
+    if isinstance(value, Phrase):
+        return value.said.stored()
+    if isinstance(value, Said):
+        return value.stored()
+    if isinstance(value, (list, tuple)):
+        return [_stored(v) for v in value]
+    return value
+
+
+def _loaded(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_loaded(v) for v in value]
+    return Said.load(value) or value
 
 
 def shown(text: Any, said: Any, lang: str) -> str:

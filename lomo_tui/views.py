@@ -353,11 +353,12 @@ def _progress(value: Any) -> float | None:
     return max(0.0, min(1.0, number / 100 if number > 1 else number))
 
 
-def _tool_error(content: str | None, lang: str = "en", stored: Any = None) -> str:
+def _tool_error(content: str | None, lang: str = "en", stored: Any = None, name: str | None = None) -> str:
     """What became of a failed call, for its card in LANG (from a tool result's JSON text CONTENT, or the
     ledger's STORED result, which also keeps the error's catalogue form), or "". A declined spend and a
     generation that was not made are said in the catalogue's words; other errors in LANG where they have a
-    catalogue form (`tool_error.*`), else as they are."""
+    catalogue form (`tool_error.*`, `call_error.*`), else as they are. A call the runtime refused before it started
+    (a tool this task cannot use: no ledger row keeps its wording) is said by its tool NAME."""
     data = stored if isinstance(stored, dict) else None
     if data is None:
         try:
@@ -370,6 +371,8 @@ def _tool_error(content: str | None, lang: str = "en", stored: Any = None) -> st
     if kind == "declined":
         return message("tui_card.outcome_declined", lang)
     said = Said.load(data.get(ERROR_SAID))
+    if kind == "unknown_tool" and said is None and name:
+        return message("call_error.not_available", lang, tool=worded("tui_tools." + name, name, lang))
     if kind.startswith("job_") and kind != "job_unknown":
         if said is not None and said.key == "tool_error.not_made":
             reason = "".join(shown("", v, lang) if isinstance(v, Said) else str(v)
@@ -482,12 +485,13 @@ async def load_cards(db: Any, task_ids: Iterable[str] | None = None, *, include_
             replies[r.task_id] = r.content
             if r.tool_calls:
                 replies[r.task_id] = ""  # a preamble to tool calls, not a reply: it goes stale once they ran
-                results = (await conn.execute(select(s.messages.c.content, s.tool_calls.c.result).outerjoin(
+                results = (await conn.execute(select(s.messages.c.content, s.messages.c.name,
+                                                     s.tool_calls.c.result).outerjoin(
                     s.tool_calls, s.tool_calls.c.id == s.messages.c.tool_call_id).where(
                     s.messages.c.task_id == r.task_id, s.messages.c.role == "tool",
                     s.messages.c.id > r.id).order_by(s.messages.c.id))).all()
                 lang = languages[r.task_id]
-                outcomes[r.task_id] = next((e for e in (_tool_error(c.content, lang, _loaded(c.result))
+                outcomes[r.task_id] = next((e for e in (_tool_error(c.content, lang, _loaded(c.result), c.name)
                                                         for c in results) if e), "")
                 if not results:
                     replies[r.task_id] = r.content  # the calls have not run yet: the preamble is still true

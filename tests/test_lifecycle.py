@@ -267,7 +267,9 @@ async def test_bad_arguments_become_tool_errors_the_model_can_act_on_not_a_faile
     results = {c.name: (c.status, json.loads(c.result) if isinstance(c.result, str) else c.result)
                for c in st["tool_calls"]}
     assert results["generate_image"] == ("failed", {"error": "generate_image: inputs must be a list, not 'c'",
-                                                    "error_kind": "invalid_arguments"})
+                                                    "error_kind": "invalid_arguments",  # and the creator's wording:
+                                                    "error_said": {"key": "call_error.invalid_arguments", "fields": {
+                                                        "tool": {"key": "tui_tools.generate_image", "fields": {}}}}})
     assert results["generate_video"][1]["error"] == "generate_video: seconds must be a number, not 'three'"
     assert results["write_file"][0] == "failed" and "not valid Unicode" in results["write_file"][1]["error"]
     assert st["jobs"] == [] and not (lomo.workspace / "note.md").exists()

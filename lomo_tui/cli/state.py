@@ -279,7 +279,7 @@ def render_task(doc: dict[str, Any], lang: str = "en") -> str:
     if spend["amount"] or spend["refunded"]:
         lines += ["", _say("spent", lang, amount=f"{spend['amount']:.2f}", currency=spend["currency"])
                   + (_say("refunded", lang, amount=f"{spend['refunded']:.2f}") if spend["refunded"] else "")]
-    cache_line = render_cache(doc["cache"]) if doc.get("cache") else ""
+    cache_line = render_cache(doc["cache"], lang) if doc.get("cache") else ""
     if cache_line:
         lines += ["", cache_line]
     return "\n".join(lines)

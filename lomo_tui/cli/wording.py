@@ -1,8 +1,9 @@
 """`lomo --help` in the creator's language: help texts are catalogue keys (`[cli_help]`), worded when shown.
 
 A parser's descriptions and option helps are `Key`s (`helped("workspace")`), plain strings to argparse. The
-help formatter words them, and argparse's own words ("usage:", "options", "show this help message and
-exit"…), in the creator's language (config `language` / env `LOMO_LANGUAGE`, else the locale) only when
+help formatter words them, argparse's own words ("usage:", "options", "show this help message and
+exit"…) and the metavars (`[cli_metavar]`: "--workspace DIR" → "--workspace 文件夹", the help column placed by
+terminal columns), in the creator's language (config `language` / env `LOMO_LANGUAGE`, else the locale) only when
 help or usage is printed: building the parser reads no catalogue and imports nothing.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 SECTION = "cli_help"
+METAVARS = "cli_metavar"  # a metavar's words ("DIR" → "文件夹") by the metavar as the code names it
 # argparse's own English words (its gettext msgids) → the catalogue key that words them
 ARGPARSE_WORDS = {
     "usage: ": "usage",
@@ -36,14 +38,29 @@ ARGPARSE_ERRORS = {
 }
 
 
+def metavar(name: str, lang: str) -> str:
+    """The metavar NAME ("DIR", "task_id") in LANG (`[cli_metavar]`); a choice list or an unknown name as it is."""
+    from ..language import template
+
+    try:
+        return template(f"{METAVARS}.{name}", lang)
+    except KeyError:
+        return name
+
+
 def error_line(text: str, lang: str) -> str:
-    """argparse's English error TEXT worded in LANG (TEXT as it is when it is none of ARGPARSE_ERRORS)."""
+    """argparse's English error TEXT worded in LANG (TEXT as it is when it is none of ARGPARSE_ERRORS); the
+    arguments it names read as the help's usage line shows them (a metavar in LANG, an option as it is)."""
     for pattern, name in ARGPARSE_ERRORS.items():
         found = re.fullmatch(pattern, text, re.S)
         if found:
             from ..language import message
 
-            return message(f"{SECTION}.{name}", lang, **found.groupdict())
+            fields = dict(found.groupdict())
+            for field in ("name", "names"):
+                if field in fields:
+                    fields[field] = ", ".join(metavar(n, lang) for n in fields[field].split(", "))
+            return message(f"{SECTION}.{name}", lang, **fields)
     return text
 
 
@@ -117,17 +134,49 @@ class LomoHelpFormatter(argparse.HelpFormatter):
 
         return template(key, self.language)
 
+    def _metavar_formatter(self, action: argparse.Action, default_metavar: str) -> Any:
+        worded = super()._metavar_formatter(action, default_metavar)
+        return lambda size: tuple(metavar(m, self.language) for m in worded(size))
+
+    def add_argument(self, action: argparse.Action) -> None:
+        """As argparse's, with the help column placed by terminal columns (a wide metavar takes two each)."""
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS:
+            invocations = [self._format_action_invocation(action)]
+            invocations += [self._format_action_invocation(a) for a in self._iter_indented_subactions(action)]
+            self._action_max_length = max(self._action_max_length,
+                                          max(map(_width, invocations)) + self._current_indent)
+
+    def _format_action(self, action: argparse.Action) -> str:
+        """As argparse's, its help aligned by terminal columns when the invocation holds wide characters."""
+        text = super()._format_action(action)
+        invocation = self._format_action_invocation(action)
+        extra = _width(invocation) - len(invocation)
+        head, sep, rest = text.partition("\n")
+        start = self._current_indent + len(invocation)
+        if extra and head[self._current_indent:start] == invocation and head[start:start + extra + 2].isspace():
+            head = head[:start] + head[start + extra:]
+        return head + sep + rest
+
     def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
         super().add_usage(usage, actions, groups, self.word("usage: ") if prefix is None else prefix)
 
     def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None) -> str:
-        """argparse's usage, its wrapped lines aligned under a prefix of wide characters ("用法：")."""
+        """argparse's usage, its wrapped lines aligned under a prefix of wide characters ("用法：") and kept
+        within the terminal's columns where a metavar is wide ("[--workspace 目录]")."""
         extra = _width(prefix) - len(prefix) if prefix else 0
-        self._width -= extra
+        width, shrink = self._width, extra
         try:
-            text = super()._format_usage(usage, actions, groups, prefix)
+            for _ in range(4):  # argparse wraps by characters: narrow it until the widest line fits
+                self._width = width - shrink
+                text = super()._format_usage(usage, actions, groups, prefix)
+                over = max(_width(line) + (extra if n and line.startswith(" ") else 0)
+                           for n, line in enumerate(text.rstrip("\n").split("\n"))) - width
+                if over <= 0 or self._width < 20:
+                    break
+                shrink += over
         finally:
-            self._width += extra
+            self._width = width
         if not extra:
             return text
         return "\n".join(" " * extra + line if n and line.startswith(" ") else line

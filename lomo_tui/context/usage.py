@@ -40,12 +40,15 @@ async def load_cache_usage(db: Any, task_id: str | None = None) -> dict[str, Any
         return await cache_usage(conn, task_id)
 
 
-def render_cache(figures: dict[str, Any]) -> str:
-    """The figures as one line for a person; "" when no model call was recorded."""
+def render_cache(figures: dict[str, Any], lang: str = "en") -> str:
+    """The figures as one line for a person in LANG (`tui_context.cache`); "" when no model call was recorded."""
+    from ..language import message
+
     if not figures.get("calls"):
         return ""
     share = figures["cache_read_share"]
     if share is None:
-        return f"Prompt cache: nothing measured yet ({figures['calls']} model calls)"
-    return (f"Prompt cache: {figures['cache_read_tokens']:,} of {figures['prompt_tokens']:,} prompt tokens read "
-            f"from the cache ({share:.0%}), {figures['cache_write_tokens']:,} written")
+        return message("tui_context.cache_none", lang, calls=figures["calls"])
+    return message("tui_context.cache", lang, read=f"{figures['cache_read_tokens']:,}",
+                   prompt=f"{figures['prompt_tokens']:,}", share=f"{share:.0%}",
+                   write=f"{figures['cache_write_tokens']:,}")

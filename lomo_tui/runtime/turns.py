@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
 
-from ..errors import LomoError, StaleWrite, for_model, said_error
+from ..errors import LomoError, Said, StaleWrite, for_model, said_error
 from .. import memory
 from ..redact import redact
 from ..models.base import ModelError, ModelReply, ModelRequest
@@ -315,7 +315,10 @@ class TurnRunner:
             is_last = seq == last
             if tool is None or name not in visible:
                 error = f"unknown tool {name!r}" if tool is None else f"{name} is not available to this task"
-                await self._finish(step, seq, name, "failed", {"error": error, "error_kind": "unknown_tool"}, ran=False,
+                said = Said("call_error.unknown_tool", {"name": repr(name)}) if tool is None else \
+                    Said("call_error.not_available", {"tool": _tool_words(name)})
+                await self._finish(step, seq, name, "failed",
+                                   said_error({"error": error, "error_kind": "unknown_tool"}, said), ran=False,
                                    last=is_last and not deferred and not held)
                 finished_last = is_last
                 continue
@@ -323,7 +326,9 @@ class TurnRunner:
             if problem:  # checked against the tool's JSON Schema before its body runs or anything is ordered
                 if seq not in prestarted and row is None:
                     await self.ledger.start_call(self.claim, step, seq, name, args, tool.side_effect)
-                await self._finish(step, seq, name, "failed", {"error": problem, "error_kind": "invalid_arguments"},
+                await self._finish(step, seq, name, "failed",
+                                   said_error({"error": problem, "error_kind": "invalid_arguments"},
+                                              Said("call_error.invalid_arguments", {"tool": _tool_words(name)})),
                                    ran=False, last=is_last and not deferred and not held)
                 finished_last, failed = is_last, True
                 continue
@@ -510,13 +515,17 @@ class TurnRunner:
         except DiskFull:
             raise  # the step is rolled back and redone when the disk has room
         except (LomoError, WorkspaceError) as exc:
-            error = plain_error(str(exc), f"{tool.name} was refused", keep_detail=True)
+            refused = f"{tool.name} was refused"
+            error = plain_error(str(exc), refused, keep_detail=True)
             said = getattr(exc, "said_as", None) if error == str(exc) else None
+            if error == refused:
+                said = Said("call_error.refused", {"tool": _tool_words(tool.name)})
             return "failed", said_error({"error": error, "error_kind": "refused"}, said)
         except Exception:  # noqa: BLE001 — a broken tool must not sink the turn
             log.exception("tool %s failed", tool.name)
-            return "failed", {"error": f"{tool.name} failed unexpectedly; the log file has the detail",
-                              "error_kind": "internal"}
+            return "failed", said_error({"error": f"{tool.name} failed unexpectedly; the log file has the detail",
+                                         "error_kind": "internal"},
+                                        Said("call_error.internal", {"tool": _tool_words(tool.name)}))
         return "done", result
 
     async def _finish(self, step: int, seq: int, name: str, status: str, result: Any, *, ran: bool,
@@ -527,6 +536,17 @@ class TurnRunner:
                                       tool_message=message, durable=durable)
         self.rt.bus.publish(Notice.TOOL_FINISHED, self.claim.task_id, turn_id=self.claim.turn_id, step=step, seq=seq,
                             name=name, status=status)
+
+
+def _tool_words(name: str) -> Said | str:
+    """A tool as the creator reads it on a card (`tui_tools.NAME`); a name Lomo has no words for as it is."""
+    from ..language import template
+
+    try:
+        template(f"tui_tools.{name}", "en")
+    except KeyError:
+        return name
+    return Said(f"tui_tools.{name}")
 
 
 def checked_decision(decision: dict[str, Any]) -> dict[str, Any]:

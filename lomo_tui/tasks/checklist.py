@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from ..base.ids import new_id
+from ..errors import Said
 from ..language import message
 from ..store import schema as s
 from ..store.engine import fetch
@@ -23,6 +24,14 @@ if TYPE_CHECKING:
 OPEN = ("pending", "active")
 REOPENED = "re-opened:"  # a step's evidence marker: the runtime re-opened it, and why (tasks.evidence)
 CLOSED = ("done", "skipped")
+
+
+class PlanError(ValueError):
+    """A plan that cannot be kept as asked: the English for the model, `said_as` for the creator."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(said.text("en"))
+        self.said_as = said
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ async def revise(conn: AsyncConnection, task_id: str, steps: list[dict[str, Any]
     for position, step in enumerate(steps, 1):
         title = str(step.get("title") or "").strip()
         if not title:
-            raise ValueError(f"step {position} has no title")
+            raise PlanError(Said("step_check.no_title", {"n": position}))
         values = dict(position=position, title=title, needs_confirmation=bool(step.get("needs_confirmation")),
                       tool=step.get("tool"), args=step.get("args"), updated_at=t)
         item_id = step.get("id")

@@ -29,7 +29,8 @@ from sqlalchemy import func, insert, select, update
 
 from .. import clock
 from ..base.ids import new_id
-from ..language import message
+from ..errors import Phrase, Said, worded
+from ..language import LANGUAGES, message, template
 from ..store import schema as s
 from . import checklist, verify
 
@@ -55,12 +56,13 @@ class Source:
     expires_at: float | None = None
     order: dict[str, Any] = field(default_factory=dict)  # a job's params: what was ordered
 
-    def describe(self) -> str:
+    def describe(self, lang: str = "en") -> str:
+        """What it is, in LANG ("poster.png v2", "read notes.md v3", "the creator's answer (gate id)")."""
         if self.kind in MADE:
             return f"{self.path} v{self.version}"
         if self.kind == "read":
-            return f"read {self.path} v{self.version}"
-        return f"the creator's answer ({self.gate_id})"
+            return message("step_check.source_read", lang, path=self.path, version=self.version)
+        return message("step_check.source_answer", lang, gate=self.gate_id)
 
 
 @dataclass
@@ -68,7 +70,7 @@ class Verdict:
     ok: bool
     sources: list[Source]
     checks: list[dict[str, Any]]
-    problems: list[str]
+    problems: list[str]  # each a `Phrase`: English for the model and the record, worded for the creator
     promise: verify.Promise
 
 
@@ -178,7 +180,7 @@ async def claimed_sources(conn: AsyncConnection, scope: Any, task_id: str, item_
     for rel in dict.fromkeys(a for a in artifacts if a):
         found = await _object_source(conn, scope, rel)
         if found is None:
-            problems.append(f"{rel} is not in the workspace")
+            problems.append(_said("not_in_workspace", path=rel))
         else:
             sources.append(found)
     if artifacts:
@@ -218,24 +220,26 @@ async def judge(conn: AsyncConnection, root: Path, task_id: str, item_id: str, s
         elif src.kind == "read":
             checks.append({"read": src.path, "version": src.version})
             if promise.kind not in ("read", None):
-                problems.append(f"reading {src.path} is not {verify.a_kind(promise.kind)}")
+                problems.append(_said("read_is_not", path=src.path, kind=verify.a_kind(promise.kind)))
         elif src.kind == "creator_answer":
             checks.append({"answer": src.gate_id})
             if promise.kind in verify.MEDIA or promise.kind in verify.CHANGES:
-                problems.append(f"an answer is not {verify.a_kind(promise.kind)}")
+                problems.append(_said("answer_is_not", kind=verify.a_kind(promise.kind)))
     if sources and promise.count > 1 and made < promise.count:
-        problems.append(f"the step promised {promise.count} results; {made} check out")
+        problems.append(_said("too_few", count=promise.count, made=made))
     return Verdict(not problems, sources, checks, problems, promise)
+
+
+def _said(key: str, /, **fields: Any) -> Phrase:
+    return Phrase(Said(f"step_check.{key}", fields))
 
 
 def _missing(promise: verify.Promise) -> str:
     if promise.kind == "read":
-        return "nothing shows it: no successful read for this step yet"
+        return _said("no_read")
     if promise.kind == "answer":
-        return "nothing shows it: the creator has not answered this step's question"
-    what = verify.a_kind(promise.kind) if promise.kind else "a result"
-    return (f"nothing shows it: name the workspace file this step made ({what}) in `artifacts`, or let its "
-            "job finish")
+        return _said("no_answer")
+    return _said("no_file", kind=verify.a_kind(promise.kind) if promise.kind else _said("a_result"))
 
 
 async def _check_made(conn: AsyncConnection, root: Path, task_id: str, item_id: str, src: Source,
@@ -243,11 +247,11 @@ async def _check_made(conn: AsyncConnection, root: Path, task_id: str, item_id: 
     version = (await conn.execute(select(s.object_versions).where(
         s.object_versions.c.object_id == src.object_id, s.object_versions.c.version == src.version))).first()
     if version is None:
-        return {"path": src.path}, [f"{src.path} v{src.version} is not a recorded version"]
+        return {"path": src.path}, [_said("not_recorded", path=src.path, version=src.version)]
     problems: list[str] = []
     if not revalidation and (version.author != "agent" or version.task_id != task_id):
-        who = "the creator" if version.author == "creator" else "another task"
-        problems.append(f"{src.path} v{src.version} was made by {who}, not by this task: it is not a new version")
+        who = "by_creator" if version.author == "creator" else "by_other_task"
+        problems.append(_said(f"made_{who}", path=src.path, version=src.version))
     if not revalidation:
         other = (await conn.execute(select(s.checklist.c.position).join(
             s.step_evidence, s.step_evidence.c.item_id == s.checklist.c.id).where(
@@ -256,12 +260,12 @@ async def _check_made(conn: AsyncConnection, root: Path, task_id: str, item_id: 
             s.step_evidence.c.kind != "read",  # a step that read the file did not make that version
             s.checklist.c.state == "done", s.checklist.c.task_id == task_id).limit(1))).scalar()
         if other is not None:
-            problems.append(f"{src.path} v{src.version} already shows step {other}: it is not a new version")
+            problems.append(_said("shows_other_step", path=src.path, version=src.version, step=other))
     if promise.kind in verify.CHANGES and src.version and src.version > 1:
         before = (await conn.execute(select(s.object_versions.c.hash).where(
             s.object_versions.c.object_id == src.object_id, s.object_versions.c.version == src.version - 1))).scalar()
         if before == version.hash:
-            problems.append(f"{src.path} v{src.version} is the same as v{src.version - 1}: the document did not change")
+            problems.append(_said("unchanged", path=src.path, version=src.version, before=src.version - 1))
     facts = await asyncio.to_thread(verify.inspect, root, src.path)
     problems += verify.problems(promise, facts)
     return dict(facts.to_dict(), version=src.version), problems
@@ -369,7 +373,8 @@ async def claim(conn: AsyncConnection, workspace: Any, task_id: str, item_id: st
         verdict = Verdict(False, sources, [], problems, verify.promise_of(row.tool, _args(row)))
         await refuse(conn, task_id, item_id, verdict, turn_id=turn_id)
         return verdict
-    shown = ", ".join(src.describe() for src in sources)
+    lang = await _language(conn, task_id)  # the step's evidence line is the creator's to read
+    shown = ", ".join(src.describe(lang) for src in sources)
     text = f"{note.strip()} ({shown})" if note.strip() and shown else note.strip() or shown
     return await complete_verified(conn, workspace.root, task_id, item_id, sources, evidence=text, note=note,
                                    turn_id=turn_id)
@@ -502,12 +507,13 @@ async def recheck(conn: AsyncConnection, root: Path | None, task_id: str, *, by:
         step = await _step(conn, item_id)
         if verdict is not None and verdict.ok:
             where = ", ".join(f"{src.path} v{src.version}" for src in live)
+            again = message("step_check.checked_again", task_lang, where=where)
             await accept(conn, task_id, item_id, verdict, origin="revalidation",
-                         evidence=f"{step.evidence.split(' · checked again')[0]} · checked again on {where}")
+                         evidence=f"{_before_checked_again(step.evidence)}{again}")
             await _event(conn, "evidence_revalidated", task_id, None, item=item_id, why=why, on=where, by=by)
             out.append({"item": item_id, "outcome": "revalidated", "why": why})
             continue
-        reason = why if verdict is None else f"{why}; {'; '.join(verdict.problems)}"
+        reason = why if verdict is None else worded([why, *verdict.problems], task_lang)  # the card's, the task's
         await conn.execute(update(s.checklist).where(s.checklist.c.id == item_id).values(
             state="pending", done_at=None, updated_at=t, evidence=f"{checklist.REOPENED} {reason}"))
         await _event(conn, "step_reopened", task_id, None, item=item_id, why=reason, by=by,
@@ -519,6 +525,14 @@ async def recheck(conn: AsyncConnection, root: Path | None, task_id: str, *, by:
                 updated_at=t))
         out.append({"item": item_id, "outcome": "reopened", "why": reason})
     return out
+
+
+def _before_checked_again(evidence: str) -> str:
+    """A revalidated step's evidence line without its earlier "· checked again on …" (in any language)."""
+    for lang in LANGUAGES:
+        marker = template("step_check.checked_again", lang).split("{where}")[0]
+        evidence = evidence.split(marker)[0]
+    return evidence
 
 
 async def _root_of(conn: AsyncConnection, object_id: str | None) -> Path | None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import Phrase, Said
+
 # what each tool's step promises to leave behind
 PROMISED_KIND = {"generate_image": "image", "generate_video": "video", "generate_3d": "3d",
                  "generate_audio": "audio", "write_file": "document", "edit_file": "document",
@@ -22,6 +24,7 @@ PROMISED_KIND = {"generate_image": "image", "generate_video": "video", "generate
                  "read_flow_node": "read", "ask_user": "answer"}
 JOB_KIND = {"image": "image", "video": "video", "3d": "3d", "audio": "audio"}
 MEDIA = ("image", "video", "3d", "audio")
+KINDS = ("image", "video", "3d", "audio", "document", "flow", "read", "answer")  # each has `step_check.a_KIND`
 CHANGES = ("document", "flow")  # steps whose result must be a changed file
 DURATION_TOLERANCE = (0.25, 0.05)  # seconds, share of the promised length: whichever is larger
 INSPECT_LIMIT = 200_000_000  # bytes; a larger file is not opened (it is reported, not read)
@@ -107,13 +110,13 @@ def inspect(root: Path, rel: str) -> Facts:
     path = root / rel
     try:
         if not path.is_file():
-            facts.error = "the file is not there"
+            facts.error = _said("not_there")
             return facts
         if path.stat().st_size == 0:
-            facts.error = "the file is empty"
+            facts.error = _said("empty")
             return facts
         if path.stat().st_size > INSPECT_LIMIT:
-            facts.error = "the file is too large to check"
+            facts.error = _said("too_large")
             return facts
         suffix = path.name.lower().rsplit(".", 1)[-1] if "." in path.name else ""
         probes = _PROBES_BY_SUFFIX.get(suffix, _PROBES)
@@ -122,9 +125,9 @@ def inspect(root: Path, rel: str) -> Facts:
             if probe(path, attempt):
                 return attempt
             facts.error = attempt.error if len(probes) == 1 else ""
-        facts.error = facts.error or "its content is not a readable image, clip, sound, 3D model or text"
+        facts.error = facts.error or _said("unreadable_content")
     except OSError as exc:
-        facts.error = f"the file could not be read ({exc.strerror or exc.__class__.__name__})"
+        facts.error = _said("read_failed", why=exc.strerror or exc.__class__.__name__)
     return facts
 
 
@@ -147,7 +150,7 @@ def _picture(path: Path, facts: Facts) -> bool:
             else:
                 facts.kind, facts.frames = "image", 1
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
-        facts.error = f"not a readable picture ({exc.__class__.__name__})"
+        facts.error = _said("not_picture", why=exc.__class__.__name__)
         return False
     return True
 
@@ -181,7 +184,7 @@ def _media(path: Path, facts: Facts) -> bool:
             else:
                 facts.kind = "audio"
     except (av.error.FFmpegError, OSError, ValueError, IndexError, StopIteration) as exc:
-        facts.error = f"not a playable clip or sound ({exc.__class__.__name__})"
+        facts.error = _said("not_playable", why=exc.__class__.__name__)
         return False
     return facts.kind == "audio" or bool(facts.frames)
 
@@ -193,7 +196,7 @@ def _wave(path: Path, facts: Facts) -> bool:
     except (wave.Error, EOFError, OSError):
         return _media(path, facts)
     if not rate or not frames:
-        facts.error = "the sound holds no samples"
+        facts.error = _said("no_samples")
         return False
     facts.kind, facts.seconds, facts.detail["format"] = "audio", frames / rate, "wav"
     return True
@@ -201,11 +204,11 @@ def _wave(path: Path, facts: Facts) -> bool:
 
 def _gltf_doc(doc: Any, facts: Facts) -> bool:
     if not isinstance(doc, dict) or not isinstance(doc.get("asset"), dict):
-        facts.error = "not a glTF model (no asset header)"
+        facts.error = _said("gltf_no_asset")
         return False
     meshes = doc.get("meshes") or []
     if not meshes:
-        facts.error = "the model has no mesh"
+        facts.error = _said("no_mesh")
         return False
     facts.kind = "3d"
     facts.detail.update(meshes=len(meshes), format="gltf")
@@ -216,24 +219,24 @@ def _model(path: Path, facts: Facts) -> bool:
     data = path.read_bytes()
     if data[:4] == b"glTF":  # binary glTF: header, then a JSON chunk
         if len(data) < 20:
-            facts.error = "a truncated glTF container"
+            facts.error = _said("gltf_truncated")
             return False
         _, version, length = struct.unpack_from("<4sII", data)
         chunk_len, chunk_type = struct.unpack_from("<II", data, 12)
         if version != 2 or length != len(data) or chunk_type != 0x4E4F534A:
-            facts.error = "a damaged glTF container"
+            facts.error = _said("gltf_damaged")
             return False
         try:
             ok = _gltf_doc(json.loads(data[20:20 + chunk_len]), facts)
         except ValueError:
-            facts.error = "a damaged glTF container"
+            facts.error = _said("gltf_damaged")
             return False
         facts.detail["format"] = "glb"
         return ok
     try:
         return _gltf_doc(json.loads(data.decode("utf-8")), facts)
     except (UnicodeDecodeError, ValueError):
-        facts.error = "not a glTF model"
+        facts.error = _said("not_gltf")
         return False
 
 
@@ -270,30 +273,35 @@ _PROBES_BY_SUFFIX = {
 
 
 # ---- judging ---------------------------------------------------------------------------------------------
+def _said(key: str, /, **fields: Any) -> Phrase:
+    """A finding's English, keeping its catalogue form (`step_check.KEY`) for the creator's language."""
+    return Phrase(Said(f"step_check.{key}", fields))
+
+
 def problems(promise: Promise, facts: Facts) -> list[str]:
-    """What is wrong with FACTS as the result PROMISE asked for (empty: it holds)."""
+    """What is wrong with FACTS as the result PROMISE asked for (empty: it holds), each a `Phrase`."""
     if facts.error:
-        return [f"{facts.path}: {facts.error}"]
+        return [_said("file_problem", path=facts.path, problem=facts.error)]
     wanted = promise.kind
     out: list[str] = []
     if wanted in MEDIA or wanted in CHANGES:
         ok = facts.kind == wanted or (wanted == "document" and facts.kind == "flow")
         if not ok:
-            out.append(f"{facts.path} is {a_kind(facts.kind)}, not {a_kind(wanted)}")
+            out.append(_said("wrong_kind", path=facts.path, kind=a_kind(facts.kind), wanted=a_kind(wanted)))
             return out
     if promise.size and (facts.width, facts.height) != promise.size:
-        out.append(f"{facts.path} is {facts.width}×{facts.height}, not the {promise.size[0]}×{promise.size[1]} "
-                   "the step ordered")
+        out.append(_said("wrong_size", path=facts.path, size=f"{facts.width}×{facts.height}",
+                         ordered=f"{promise.size[0]}×{promise.size[1]}"))
     if promise.seconds and facts.kind in ("video", "audio"):
         slack = max(DURATION_TOLERANCE[0], DURATION_TOLERANCE[1] * promise.seconds)
         if facts.seconds is None or abs(facts.seconds - promise.seconds) > slack:
-            got = "an unknown length" if facts.seconds is None else f"{facts.seconds:.2f} s"
-            out.append(f"{facts.path} lasts {got}, not the {promise.seconds:g} s the step ordered")
+            got = _said("unknown_length") if facts.seconds is None else _said("seconds", n=f"{facts.seconds:.2f}")
+            out.append(_said("wrong_length", path=facts.path, got=got, ordered=f"{promise.seconds:g}"))
     return out
 
 
 def a_kind(kind: str | None) -> str:
-    """The kind with its article, for messages ("an image", "a 3D model")."""
+    """The kind with its article, for messages ("an image", "a 3D model"), as a `Phrase` (`step_check.a_KIND`)."""
     if kind is None:
-        return "something unreadable"
-    return {"3d": "a 3D model", "image": "an image", "audio": "a sound"}.get(kind, f"a {kind}")
+        return _said("a_unreadable")
+    return _said(f"a_{kind}") if kind in KINDS else f"a {kind}"

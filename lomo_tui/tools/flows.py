@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import Phrase, Said
 from ..workspace.errors import FlowError
 from ..workspace.flows import Node, changed_nodes, dump_flow, merge_node_edits, parse_flow, summarise
 from .registry import Registry, ToolContext, ToolError, obj, tool
@@ -16,6 +17,11 @@ async def _flow_at(ctx: ToolContext, path: str, version: int) -> Any:
     if text is None:
         raise ToolError.said("version_not_kept", version=version, path=path)
     return parse_flow(text)
+
+
+def _refused(said: Said | None, english: str) -> ToolError:
+    """A flow edit refused: the model reads the ENGLISH, the creator SAID (its catalogue form) in their language."""
+    return ToolError.said(said.key, **said.fields) if said is not None else ToolError(english)
 
 
 def register(reg: Registry) -> None:
@@ -60,7 +66,7 @@ def register(reg: Registry) -> None:
         node_edits: dict[str, Any] = {}
         for node_id, edit in edits.items():
             if isinstance(edit, dict) and "type" in edit and "id" in edit:
-                node_edits[node_id] = Node.from_json(edit, f"edit for {node_id}")
+                node_edits[node_id] = Node.from_json(edit, Phrase(Said("edit_merge.where_edit", {"node": node_id})))
             elif edit is None or isinstance(edit, dict):
                 node_edits[node_id] = edit
             else:
@@ -68,8 +74,8 @@ def register(reg: Registry) -> None:
         try:
             merged = merge_node_edits(base, latest, node_edits)
         except FlowError as exc:
-            raise ToolError(str(exc)) from None
+            raise _refused(exc.said_as, str(exc)) from None
         if not merged.ok or merged.flow is None:
-            raise ToolError(merged.describe())
+            raise _refused(merged.said(), merged.describe())
         written = await workspace.write(path, dump_flow(merged.flow), latest_read["version"], ctx.task_id, ctx.key)
         return {"path": written["path"], "version": written["version"], "notice": merged.describe()}

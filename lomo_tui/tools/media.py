@@ -21,7 +21,7 @@ from ..tasks import checklist
 from ..studio.prices import quote, simulated_latency
 from ..workspace.errors import WorkspaceError
 from ..workspace.files import kind_for
-from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, tool
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, refusal_why, tool
 
 STR = {"type": "string"}
 INPUTS = {"type": "array", "items": STR, "description": "workspace paths of input images"}
@@ -83,7 +83,7 @@ async def _inputs(ctx: ToolContext, inputs: list[str] | None) -> list[str]:
             path, rel = ctx.services.workspace.resolve(rel)
         except (WorkspaceError, ValueError, OSError) as exc:
             raise ToolError.said("input_outside", kind="bad_input", path=repr(rel),
-                                 why=plain_error(str(exc), "") or Said("tool_error.outside")) from None
+                                 why=refusal_why(exc)) from None
         if not path.is_file():
             raise ToolError.said("input_missing", kind="bad_input", path=rel)
         if not _is_raster_image(path):
@@ -102,7 +102,7 @@ def _output(ctx: ToolContext, output: str | None, extensions: tuple[str, ...]) -
         path, rel = ctx.services.workspace.resolve(output)
     except (WorkspaceError, ValueError, OSError) as exc:
         raise ToolError.said("output_outside", kind="bad_input", path=repr(output),
-                             why=plain_error(str(exc), "") or Said("tool_error.outside")) from None
+                             why=refusal_why(exc)) from None
     if not rel.lower().endswith(extensions):
         raise ToolError.said("output_ext", kind="bad_input", path=rel, extensions=" or ".join(extensions))
     # what the result may replace: the file as it is now (H2/H3 — a save made after this is never overwritten)

@@ -99,8 +99,8 @@ def register(reg: Registry) -> None:
             if steps is not None:
                 try:
                     items = await checklist.revise(conn, ctx.task_id, steps)
-                except ValueError as exc:
-                    raise ToolError(str(exc)) from None
+                except checklist.PlanError as exc:
+                    raise ToolError.said(exc.said_as.key, **exc.said_as.fields) from None
                 result["checklist"] = [{"id": i.id, "n": i.position, "title": i.title, "state": i.state}
                                        for i in items]
                 each = await open_quotes(conn, ctx.task_id, steps, items)
@@ -152,5 +152,5 @@ def register(reg: Registry) -> None:
                                                  note=evidence, turn_id=ctx.claim.turn_id)
         if not verdict.ok:  # the refusal is on the record (committed above); the step did not move
             raise ToolError.said("step_unverified", kind="unverified", n=item.position,
-                                 problems="; ".join(verdict.problems))
+                                 problems=verdict.problems)
         return {"step": item.id, "state": "done", "verified": [src.describe() for src in verdict.sources]}

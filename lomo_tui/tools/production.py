@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import Said
 from ..workspace.errors import WorkspaceError
-from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, tool
+from .registry import Registry, Suspend, ToolContext, ToolError, obj, plain_error, refusal_why, tool
 
 STR = {"type": "string"}
 CLIPS = {"type": "array", "items": STR, "minItems": 1,
@@ -29,7 +29,7 @@ def _source(ctx: ToolContext, rel: str, what: str) -> Path:
         path, rel = ctx.services.workspace.resolve(rel)
     except (WorkspaceError, ValueError, OSError) as exc:
         raise ToolError.said("path_outside", kind="bad_input", what=Said(f"tool_error.source_{what}"), path=repr(rel),
-                             why=plain_error(str(exc), "") or Said("tool_error.outside")) from None
+                             why=refusal_why(exc)) from None
     if not path.is_file():
         raise ToolError.said("path_missing", kind="bad_input", what=Said(f"tool_error.source_{what}"), path=rel)
     return path
@@ -114,7 +114,7 @@ def register_graph(reg: Registry) -> None:
         try:
             progress = await engine.advance()
         except FlowError as exc:
-            raise ToolError.said("graph_invalid", kind="bad_input", path=path, detail=str(exc)) from None
+            raise ToolError.said("graph_invalid", kind="bad_input", path=path, detail=exc.said_as or str(exc)) from None
         except GraphError as exc:
             raise ToolError.said("graph_error", kind="bad_input", path=path, detail=str(exc)) from None
         if progress.declined:

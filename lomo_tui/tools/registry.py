@@ -64,6 +64,15 @@ def plain_error(text: str | None, fallback: str, *, keep_detail: bool = False) -
     return cut or fallback
 
 
+def refusal_why(exc: BaseException) -> Said | str:
+    """Why a path was refused, for a `ToolError`'s `why`: the exception's catalogue form where it has one (a
+    workspace error), else its plain English, else "it is outside"."""
+    said = getattr(exc, "said_as", None)
+    if isinstance(said, Said):
+        return said
+    return plain_error(str(exc), "") or Said("tool_error.outside")
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -6,7 +6,7 @@ the TUI and the model sees it as a tool result, so neither gets a traceback.
 
 from __future__ import annotations
 
-from lomo_tui.errors import LomoError
+from lomo_tui.errors import LomoError, Said
 
 
 def human_size(n: int) -> str:
@@ -27,82 +27,80 @@ def _preview(text: str, limit: int = 60) -> str:
 
 
 class WorkspaceError(Exception):
-    """Base class: a workspace operation could not be done."""
+    """Base class: a workspace operation could not be done. `said_as`: its catalogue form, where it has one (the
+    creator reads it in their task's language; `str()` is the English the model reads)."""
+
+    said_as: Said | None = None
+
+    def _say(self, key: str, /, **fields: object) -> str:
+        """Keep the catalogue form `workspace_error.KEY` and return its English (the exception's message)."""
+        self.said_as = Said(f"workspace_error.{key}", fields)
+        return self.said_as.text("en")
 
 
 class PathOutsideWorkspace(WorkspaceError):
     def __init__(self, path: str, how: str = "") -> None:
         self.path = path
-        detail = f" ({how})" if how else ""
-        super().__init__(
-            f"'{path}' is outside the workspace{detail}; use a path inside the workspace folder, "
-            "such as 'notes/idea.md'."
-        )
+        detail = Said("workspace_error.how", {"how": how}) if how else ""
+        super().__init__(self._say("outside", path=path, detail=detail))
 
 
 class ReservedPath(WorkspaceError):
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(
-            f"'{path}' is inside Lomo's own state folder (.lomo/), which cannot be read or "
-            "written as a workspace file; choose a path elsewhere in the workspace."
-        )
+        super().__init__(self._say("reserved", path=path))
 
 
 class InvalidPath(WorkspaceError):
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
-        super().__init__(
-            f"{path!r} is not a usable file path ({reason}); use a plain relative path such as "
-            "'notes/idea.md'."
-        )
+        super().__init__(self._say("invalid_path", path=repr(path), reason=reason))
 
 
 class NoSuchFile(WorkspaceError):
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(f"'{path}' does not exist; check the name, or create the file first.")
+        super().__init__(self._say("no_such_file", path=path))
 
 
 class NotAFile(WorkspaceError):
-    def __init__(self, path: str, what: str = "a folder") -> None:
+    def __init__(self, path: str, what: str | None = None) -> None:
         self.path = path
-        super().__init__(f"'{path}' is {what}, not a regular file; name a file instead.")
+        super().__init__(self._say("not_a_file", path=path, what=what or Said("workspace_error.a_folder")))
 
 
 class FileTooLarge(WorkspaceError):
     def __init__(self, path: str, size: int, limit: int) -> None:
         self.path, self.size, self.limit = path, size, limit
-        super().__init__(
-            f"'{path}' is {human_size(size)}, over the {human_size(limit)} limit for reading it "
-            "as text; refer to it by path instead, or split it into smaller files."
-        )
+        super().__init__(self._say("too_large", path=path, size=human_size(size), limit=human_size(limit)))
 
 
 class BinaryFile(WorkspaceError):
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(
-            f"'{path}' is a binary file, not UTF-8 text; refer to it by path (for example as a "
-            "generation input) instead of reading it."
-        )
+        super().__init__(self._say("binary", path=path))
+
+
+ACTIONS = ("read", "write")  # what a file operation was doing, each worded as `workspace_error.action_NAME`
+
+
+def _action(action: str) -> Said | str:
+    return Said(f"workspace_error.action_{action}") if action in ACTIONS else action
 
 
 class WorkspacePermissionError(WorkspaceError):
-    def __init__(self, path: str, action: str, reason: str = "permission denied") -> None:
+    def __init__(self, path: str, action: str, reason: str | None = None) -> None:
         self.path = path
-        super().__init__(
-            f"Cannot {action} '{path}': {reason}; check the permissions of the file and its "
-            "folder, or choose another location."
-        )
+        super().__init__(self._say("no_permission", action=_action(action), path=path,
+                                   reason=reason or Said("workspace_error.permission_denied")))
 
 
 class WorkspaceIOError(WorkspaceError):
-    """Any other operating-system failure, explained."""
+    """Any other operating-system failure, explained (REASON and HINT: a `Phrase` where Lomo words them)."""
 
     def __init__(self, path: str, action: str, reason: str, hint: str) -> None:
         self.path = path
-        super().__init__(f"Cannot {action} '{path}': {reason}; {hint}.")
+        super().__init__(self._say("io_failed", action=_action(action), path=path, reason=reason, hint=hint))
 
 
 class EditError(WorkspaceError):
@@ -112,29 +110,19 @@ class EditError(WorkspaceError):
 class SnippetNotFound(EditError):
     def __init__(self, edit_no: int, old: str) -> None:
         self.edit_no = edit_no
-        super().__init__(
-            f"Edit {edit_no}: the text to replace ('{_preview(old)}') was not found, so no edit "
-            "was applied; re-read the file and copy the text exactly, including spaces and "
-            "line breaks."
-        )
+        super().__init__(self._say("snippet_not_found", n=edit_no, old=_preview(old)))
 
 
 class SnippetNotUnique(EditError):
     def __init__(self, edit_no: int, old: str, count: int) -> None:
         self.edit_no, self.count = edit_no, count
-        super().__init__(
-            f"Edit {edit_no}: the text to replace ('{_preview(old)}') occurs {count} times, so "
-            "no edit was applied; include more surrounding text so it matches exactly once."
-        )
+        super().__init__(self._say("snippet_not_unique", n=edit_no, old=_preview(old), count=count))
 
 
 class EditsOverlap(EditError):
     def __init__(self, first: int, second: int) -> None:
         self.edits = (first, second)
-        super().__init__(
-            f"Edits {first} and {second} change overlapping text, so no edit was applied; "
-            "combine them into one edit."
-        )
+        super().__init__(self._say("edits_overlap", first=first, second=second))
 
 
 class FlowError(WorkspaceError):
@@ -142,9 +130,9 @@ class FlowError(WorkspaceError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        shown = "; ".join(problems[:8])
-        more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
-        super().__init__(f"The flow is not valid: {shown}{more}; fix this and try again.")
+        more = Said("edit_merge.and_more", {"n": len(problems) - 8}) if len(problems) > 8 else ""
+        self.said_as = Said("edit_merge.flow_invalid", {"problems": problems[:8], "more": more})
+        super().__init__(self.said_as.text("en"))
 
 
 class WorkspaceUnusable(WorkspaceError, LomoError):

@@ -24,6 +24,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from lomo_tui.errors import Phrase, Said
 from lomo_tui.workspace.errors import (
     BinaryFile,
     EditError,
@@ -65,18 +66,20 @@ def _error(path: Path, action: str, exc: OSError) -> WorkspaceError:
     if code in (errno.EACCES, errno.EPERM):
         return WorkspacePermissionError(shown, action)
     if code == errno.EROFS:
-        return WorkspacePermissionError(shown, action, "the file system is read-only")
+        return WorkspacePermissionError(shown, action, _said("read_only"))
     if code == errno.ENOENT:
         return NoSuchFile(shown)
     if code == errno.EISDIR:
         return NotAFile(shown)
     if code in (errno.ENOTDIR, errno.EEXIST):
-        return WorkspaceIOError(
-            shown, action, "part of its folder path is a file, not a folder", "choose another path"
-        )
+        return WorkspaceIOError(shown, action, _said("folder_is_file"), _said("hint_other_path"))
     if code in (errno.ENOSPC, errno.EDQUOT):
-        return WorkspaceIOError(shown, action, "the disk is full", "free some space and try again")
-    return WorkspaceIOError(shown, action, exc.strerror or str(exc), "check the file and try again")
+        return WorkspaceIOError(shown, action, _said("disk_full"), _said("hint_free_space"))
+    return WorkspaceIOError(shown, action, exc.strerror or str(exc), _said("hint_check_file"))
+
+
+def _said(key: str, /) -> Phrase:
+    return Phrase(Said(f"workspace_error.{key}"))
 
 
 @contextmanager
@@ -87,7 +90,7 @@ def _open_regular(path: Path, action: str) -> Iterator[io.BufferedReader]:
         if stat.S_ISDIR(mode):
             raise NotAFile(str(path))
         if not stat.S_ISREG(mode):
-            raise NotAFile(str(path), "a special file")
+            raise NotAFile(str(path), _said("a_special_file"))
         with open(path, "rb") as f:
             yield f
     except OSError as exc:

@@ -37,9 +37,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lomo_tui.errors import Phrase, Said
 from lomo_tui.workspace.errors import FlowError
 
 FORMAT_VERSION = 1
+
+
+def _said(key: str, /, **fields: Any) -> Phrase:
+    """A flow problem: its English, keeping the catalogue form (`edit_merge.KEY`) the creator reads."""
+    return Phrase(Said(f"edit_merge.{key}", fields))
 _NODE_KEYS = ("id", "type", "params", "label")
 _TOP_KEYS = ("lomo_flow", "nodes", "edges")
 
@@ -53,10 +59,11 @@ class Node:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, obj: Any, where: str = "node") -> Node:
-        """Build a node from its JSON object; raises `FlowError` if it is malformed."""
+    def from_json(cls, obj: Any, where: str | None = None) -> Node:
+        """Build a node from its JSON object; raises `FlowError` if it is malformed. WHERE names it in a problem
+        (default "node")."""
         problems: list[str] = []
-        node = _node_from_json(obj, where, problems)
+        node = _node_from_json(obj, where or _said("where_node"), problems)
         if node is None or problems:
             raise FlowError(problems)
         return node
@@ -122,7 +129,7 @@ class FlowDiff:
         return frozenset(self.added + self.removed + self.changed)
 
     def describe(self) -> str:
-        """``"shot2 changed; shot4 added; 1 edge removed"``, or ``"no changes"``."""
+        """``"shot2 changed; shot4 added; 1 edge removed"``, or ``"no changes"`` (what the model reads)."""
         parts = [
             f"{', '.join(ids)} {verb}"
             for ids, verb in ((self.changed, "changed"), (self.added, "added"),
@@ -151,13 +158,14 @@ class MergeResult:
     def ok(self) -> bool:
         return not self.conflicts
 
+    def said(self) -> Said | None:
+        """The refusal as catalogue text (`edit_merge.nodes_conflict`), None when the edits applied."""
+        return Said("edit_merge.nodes_conflict", {"nodes": ", ".join(self.conflicts)}) if self.conflicts else None
+
     def describe(self) -> str:
-        if self.conflicts:
-            return (
-                f"Not applied: {', '.join(self.conflicts)} changed since the version you read, "
-                "so none of your edits were applied; re-read the flow and redo them on the "
-                "current version."
-            )
+        said = self.said()
+        if said is not None:
+            return said.text("en")
         text = f"Applied your edits to {', '.join(self.applied) or 'no nodes'}."
         if not self.notice.empty:
             text += (
@@ -172,19 +180,17 @@ def parse_flow(text: str) -> Flow:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FlowError(
-            [f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"]
-        ) from exc
+        raise FlowError([_said("not_json", why=exc.msg, line=exc.lineno, column=exc.colno)]) from exc
     if not isinstance(data, dict):
-        raise FlowError(["the top level must be a JSON object"])
+        raise FlowError([_said("top_not_object")])
     problems = _version_problems(data.get("lomo_flow"))
     nodes = _list_of(data, "nodes", problems)
     edges = _list_of(data, "edges", problems)
     flow = Flow(
         nodes=tuple(n for i, raw in enumerate(nodes, 1)
-                    if (n := _node_from_json(raw, f"node {i}", problems))),
+                    if (n := _node_from_json(raw, _said("where_node_n", n=i), problems))),
         edges=tuple(e for i, raw in enumerate(edges, 1)
-                    if (e := _edge_from_json(raw, f"edge {i}", problems))),
+                    if (e := _edge_from_json(raw, _said("where_edge_n", n=i), problems))),
         extra={k: v for k, v in data.items() if k not in _TOP_KEYS},
     )
     problems += validate(flow)
@@ -197,23 +203,23 @@ def _version_problems(version: Any) -> list[str]:
     if version == FORMAT_VERSION and type(version) is int:
         return []
     if version is None:
-        return ['"lomo_flow": 1 is missing']
+        return [_said("version_missing")]
     if type(version) is int and version > FORMAT_VERSION:
-        return [f"it uses flow format {version}, newer than this Lomo understands (1)"]
-    return [f'"lomo_flow" must be 1, not {json.dumps(version)}']
+        return [_said("version_newer", version=version)]
+    return [_said("version_wrong", value=json.dumps(version))]
 
 
 def _list_of(data: dict[str, Any], key: str, problems: list[str]) -> list[Any]:
     value = data.get(key, [])
     if isinstance(value, list):
         return value
-    problems.append(f'"{key}" must be a list')
+    problems.append(_said("not_list", key=key))
     return []
 
 
 def _node_from_json(obj: Any, where: str, problems: list[str]) -> Node | None:
     if not isinstance(obj, dict):
-        problems.append(f"{where} must be an object")
+        problems.append(_said("node_not_object", where=where))
         return None
     node_id: Any = obj.get("id")
     node_type: Any = obj.get("type")
@@ -221,13 +227,13 @@ def _node_from_json(obj: Any, where: str, problems: list[str]) -> Node | None:
     label: Any = obj.get("label")
     before = len(problems)
     if not isinstance(node_id, str) or not node_id:
-        problems.append(f'{where} needs an "id" (a non-empty string)')
+        problems.append(_said("node_needs_id", where=where))
     if not isinstance(node_type, str) or not node_type:
-        problems.append(f'{where} needs a "type" (a non-empty string)')
+        problems.append(_said("node_needs_type", where=where))
     if not isinstance(params, dict):
-        problems.append(f'{where}: "params" must be an object')
+        problems.append(_said("params_not_object", where=where))
     if label is not None and not isinstance(label, str):
-        problems.append(f'{where}: "label" must be a string')
+        problems.append(_said("label_not_string", where=where))
     if len(problems) > before:
         return None
     extra = {k: v for k, v in obj.items() if k not in _NODE_KEYS}
@@ -236,11 +242,11 @@ def _node_from_json(obj: Any, where: str, problems: list[str]) -> Node | None:
 
 def _edge_from_json(obj: Any, where: str, problems: list[str]) -> Edge | None:
     if not isinstance(obj, dict) or set(obj) != {"from", "to"}:
-        problems.append(f'{where} must be an object with exactly "from" and "to"')
+        problems.append(_said("edge_shape", where=where))
         return None
     ends = obj["from"], obj["to"]
     if not all(isinstance(end, str) and _is_port_ref(end) for end in ends):
-        problems.append(f'{where}: "from" and "to" must look like "node.port"')
+        problems.append(_said("edge_ends", where=where))
         return None
     return Edge(*ends)
 
@@ -252,11 +258,11 @@ def _is_port_ref(text: str) -> bool:
 
 def validate(flow: Flow) -> list[str]:
     """Problems with a flow's graph: bad or duplicate node ids, edges to missing nodes."""
-    problems = [f"node id {n.id!r} must not contain '.'" for n in flow.nodes if "." in n.id]
+    problems = [_said("id_dot", id=repr(n.id)) for n in flow.nodes if "." in n.id]
     counts = Counter(n.id for n in flow.nodes)
-    problems += [f"node id {i!r} is used {c} times" for i, c in counts.items() if c > 1]
+    problems += [_said("id_twice", id=repr(i), n=c) for i, c in counts.items() if c > 1]
     problems += [
-        f"edge {edge} refers to missing node {end!r}"
+        _said("edge_missing_node", edge=str(edge), node=repr(end))
         for edge in flow.edges
         for end in dict.fromkeys((edge.source_node, edge.target_node))
         if end not in counts
@@ -348,10 +354,10 @@ def merge_node_edits(base: Flow, latest: Flow, edits: Mapping[str, NodeEdit]) ->
 def _apply_edit(nodes: dict[str, Node], node_id: str, edit: NodeEdit) -> None:
     if isinstance(edit, Node):
         if edit.id != node_id:
-            raise FlowError([f"the edit for {node_id!r} carries a node with id {edit.id!r}"])
+            raise FlowError([_said("edit_other_id", node=repr(node_id), id=repr(edit.id))])
         nodes[node_id] = edit
     elif node_id not in nodes:
-        raise FlowError([f"there is no node {node_id!r} to {'remove' if edit is None else 'edit'}"])
+        raise FlowError([_said("no_node_to_remove" if edit is None else "no_node_to_edit", node=repr(node_id))])
     elif edit is None:
         del nodes[node_id]
     else:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, text, update
 
 from ..base.ids import new_id
+from ..errors import Said
 from ..store import schema as s
 from ..store.engine import Database, fetch
 from .errors import BinaryFile, FileTooLarge, WorkspaceError
@@ -37,8 +38,8 @@ class Conflict(WorkspaceError):
     """The file moved on since the base version the agent named."""
 
     def __init__(self, path: str, base: int | None, current: int) -> None:
-        super().__init__(f"{path} is at version {current}, not {base}: it changed since you read it. "
-                         f"Read it again (read_file) and redo your change on version {current}.")
+        self.said_as = Said("edit_merge.file_conflict", {"path": path, "base": base, "current": current})
+        super().__init__(self.said_as.text("en"))
         self.current = current
 
 

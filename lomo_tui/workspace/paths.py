@@ -8,7 +8,12 @@ import posixpath
 import re
 from pathlib import Path
 
+from lomo_tui.errors import Phrase, Said
 from lomo_tui.workspace.errors import InvalidPath, PathOutsideWorkspace, ReservedPath
+
+
+def _said(key: str, /) -> Phrase:
+    return Phrase(Said(f"workspace_error.{key}"))
 
 STATE_DIR = ".lomo"
 """The workspace's own state folder: never a workspace file."""
@@ -70,21 +75,21 @@ def resolve_in_workspace(root: Path, rel: str | os.PathLike[str]) -> Path:
     """
     text = os.fspath(rel)
     if not text:
-        raise InvalidPath(text, "the path is empty")
+        raise InvalidPath(text, _said("path_empty"))
     if "\x00" in text:
-        raise InvalidPath(text, "it contains a NUL byte")
+        raise InvalidPath(text, _said("path_nul"))
     real_root = _real_root(root)
     if os.path.isabs(text):
         candidate = Path(os.path.normpath(text))
     else:
         inner = posixpath.normpath(text)
         if inner == ".." or inner.startswith("../"):
-            raise PathOutsideWorkspace(text, "'..' climbs out of it")
+            raise PathOutsideWorkspace(text, _said("climbs_out"))
         candidate = real_root / inner
         _refuse_state_dir(text, inner)
     resolved = Path(os.path.realpath(candidate))
     if not resolved.is_relative_to(real_root):
-        how = "it leads out through a symbolic link" if candidate.is_relative_to(real_root) else ""
+        how = _said("symlink_out") if candidate.is_relative_to(real_root) else ""
         raise PathOutsideWorkspace(text, how)
     _refuse_state_dir(text, resolved.relative_to(real_root).as_posix())
     return resolved
@@ -101,7 +106,7 @@ def relative_name(root: Path, path: str | os.PathLike[str]) -> str:
     if not p.is_absolute():
         name = posixpath.normpath(p.as_posix())
         if name == ".." or name.startswith("../"):
-            raise PathOutsideWorkspace(str(path), "'..' climbs out of it")
+            raise PathOutsideWorkspace(str(path), _said("climbs_out"))
         return name
     normal = Path(os.path.normpath(p))
     for base in (Path(os.path.abspath(root)), _real_root(root)):
