@@ -274,6 +274,5 @@ def task_title(intent: Any, text: str, lang: str, persistent: bool) -> str:
         return _headed(head, subject, lang, table)
     head, named = _fitting(head, intent.goal_type, subject, text, table)
     if named:  # the title names what is made ("Stickers for our gym"): one phrase with its head, or alone
-        return _merged(head, subject, lang, table) if head and _merged(head, subject, lang, table) \
-            else _series(subject, lang, table)
+        return (_merged(head, subject, lang, table) if head else None) or _series(subject, lang, table)
     return _headed(head, subject, lang, table) if head else _series(subject, lang, table)
