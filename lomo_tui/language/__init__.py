@@ -38,3 +38,7 @@ __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "Checklist
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG
 
 __all__ += ["locale_language"]
+
+from .titles import task_title  # noqa: E402 — a task's title from the intent (titles.toml)
+
+__all__ += ["task_title"]

@@ -346,25 +346,11 @@ def _stem(word: str) -> str:
 
 
 def _title(intent: Any, text: str, lang: str, persistent: bool) -> str:
-    # a one-shot's title keeps the thing being made ("Short clip about coffee"); a goal's head names it
-    subject = ((intent.title if not persistent else "") or intent.subject or "").strip()
-    if not subject:
-        subject = phrase(f"media_{intent.media}", lang) if intent.media else text.strip().splitlines()[0]
-    subject = subject[:60].strip(TITLE_EDGES)
-    if lang in ("en", "ru"):
-        subject = subject[:1].upper() + subject[1:]
-    if persistent and intent.goal_type and intent.goal_type != "general":
-        head = phrase(f"goal_{intent.goal_type}", lang)
-        if normalise(head) in normalise(subject):
-            return subject
-        if intent.goal_type == "film":  # the head says it is a film; the rest is what of ("…фильм: Лиса в лесу")
-            subject = film_subject(intent)[:60].strip(TITLE_EDGES) or subject
-            subject = subject[:1].upper() + subject[1:] if lang in ("en", "ru") else subject
-        first, _, rest = subject.partition(" ")
-        if lang == "en" and rest and _stem(first) == _stem(head.split()[0]):
-            return f"{head} {rest}"  # "poster for a jazz night" in a poster series: "Poster series for a jazz night"
-        return f"{head}{'：' if lang in ('zh', 'ja') else ': '}{subject}"
-    return subject
+    # a one-shot's title keeps the thing being made ("Short clip about coffee"); a goal's head names it, where it
+    # fits; the frame of the request ("I want", "帮我", "…を描きたい") is left out (language/titles.toml)
+    from ..language import task_title
+
+    return task_title(intent, text, lang, persistent)
 
 
 def _create(intent: Any, text: str, lang: str, kind: str) -> ModelReply:

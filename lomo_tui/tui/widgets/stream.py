@@ -18,6 +18,7 @@ from textual.widgets import Static
 from ...views import Card, StreamItem, StreamPage
 from .. import keys
 from ..fmt import message_content
+from ..linebreak import Para, Paragraphs
 from ..strings import lines, text
 from .card import TaskCard
 from .composer import redirect_letters
@@ -160,8 +161,11 @@ class EarlierMarker(Static, can_focus=True):
         self.post_message(self.Pressed())
 
 
-class Welcome(Static):
-    """The first screen, until the first message: what Lomo can do and a few requests to try."""
+class Welcome(Widget):
+    """The first screen, until the first message: what Lomo can do and a few requests to try.
+
+    Its lines are broken where the terminal's width allows, between CJK characters as well as at spaces
+    (`linebreak`), with each bullet's and example's lines hanging under its text."""
 
     DEFAULT_CSS = """
     Welcome { height: auto; padding: 1 2; margin: 1 0; border-left: wide $accent; }
@@ -172,14 +176,14 @@ class Welcome(Static):
             super().__init__()
             self.request = request
 
-    def on_mount(self) -> None:
-        parts = [Content.from_markup("[b $accent]$t[/]", t=text("welcome.title"))]
-        parts += [Content.from_markup("  • $c", c=c) for c in lines("welcome.can")]
-        parts += [Content(""), Content.from_markup("[b]$t[/]", t=text("welcome.try"))]
-        parts += [Content.from_markup(f"  [@click=example({n})]→ $e[/]", e=e)
+    def render(self) -> Paragraphs:
+        paras = [Para(text("welcome.title"), markup="[b $accent]$line[/]")]
+        paras += [Para(c, prefix="  • ") for c in lines("welcome.can")]
+        paras += [Para(""), Para(text("welcome.try"), markup="[b]$line[/]")]
+        paras += [Para(e, prefix="  → ", markup=f"[@click=example({n})]$line[/]")
                   for n, e in enumerate(lines("welcome.examples"))]
-        parts += [Content(""), Content.from_markup("[$text-muted]$k[/]", k=text("welcome.keys"))]
-        self.update(Content("\n").join(parts))
+        paras += [Para(""), Para(text("welcome.keys"), markup="[$text-muted]$line[/]")]
+        return Paragraphs(paras)
 
     def action_example(self, number: int) -> None:
         self.post_message(self.Example(lines("welcome.examples")[number]))
