@@ -163,6 +163,14 @@ def test_traditional_chinese_reads_as_simplified() -> None:
     ("а ещё нужен лист персонажа для ежа Тоши — это друг Миры", "one_shot"),  # «— это» is the copula
     ("трейлер перемонтируй покороче", "revise"),  # a «пере-» imperative redoes what exists
     ("海报第3张，字再大点", "revise"),  # 第3张 is a position
+    ("hi, new here. do you do logos?", "help"),  # the last sentence asks what Lomo makes
+    ("morning! does it do animations?", "help"),
+    ("はじめまして。動画も作れますか", "help"),
+    ("can you explain what a storyboard is", "question"),  # information asked for politely
+    ("can you make a storyboard", "goal"),
+    ("それと、湯気のループ動画も欲しいです", "one_shot"),  # それと is "and also", no pointer
+    ("one more: an instagram countdown series, 5 days to 1", "goal"),
+    ("再来一套花的手绘插画，玫瑰、百合、雏菊三种", "goal"),  # 再来一套: one more set, not "again"
 ])
 def test_what_a_message_is_2(text: str, act: str) -> None:
     assert parse(text).intent().act == act
@@ -205,3 +213,17 @@ def test_a_file_name_range_the_creator_asks_for_is_output() -> None:
 def test_a_pop_is_a_kind_of_piece() -> None:
     package = {"title": "秋の新作パッケージ", "goal": "秋の新作のパッケージデザイン"}
     assert decide("店頭用のPOPを1枚、「秋の新作入荷」で", package) == ("create_task", "lightweight")
+
+
+def test_a_count_said_apart_and_a_new_kind_beside_a_related_task() -> None:
+    assert parse("и ещё сделай портреты актёров для фойе, их шесть").intent().count == 6
+    poster = {"title": "Постер мастер-класса по керамике", "goal": "Постер мастер-класса по керамике"}
+    assert decide("а ещё сделай сертификат участника мастер-класса", poster) == ("create_task", "lightweight")
+    tickets = {"title": "Comedy night tickets", "goal": "Four ticket designs",
+               "files": ["t/1.png", "t/2.png", "t/3.png", "t/4.png"]}
+    thumbs = {"title": "Science channel thumbnails", "goal": "Five thumbnails",
+              "files": ["s/1.png", "s/2.png", "s/3.png", "s/4.png"]}
+    assert decide("チケットの2枚目、日付を大きく", thumbs, tickets) == ("send_to_task", tickets["title"])
+    comp = {"title": "Climbing comp poster", "goal": "A poster for the bouldering comp"}
+    medals = {"title": "Medal designs", "goal": "Medal designs for the comp"}
+    assert decide("also need a results board template for the comp", comp, medals)[0] == "create_task"

@@ -82,7 +82,8 @@ _CLAUSE_SPLIT = {
 }
 _NEW_THING = {  # a creation verb introducing something new: "make a…", "画一只…"
     "en": LazyRe(r"\b(?:" + alternation() + r"|give)(?: me| us)? (?:an?|some|one|two|three|four|five|\d+)\b"
-                 r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"),
+                 r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"
+                 r"|^\W*(?:ok\s+|oh\s+|and\s+)?(?:one more|another one)(?: thing)?\s*[:—–-]\s*(?:an?|another|some|\d+)\b"),
     "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
     "ja": LazyRe(r"新しい|別の"),
     "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"

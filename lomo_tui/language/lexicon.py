@@ -308,7 +308,9 @@ QUESTION: Table = {
         "en": ("re:^(?:what|how|why|when|where|who|whom|whose|which|is|are|does|did|was|were|"
                "do (?:you|i|we)|whats|hows|wheres|whos|whens|wat|wats)\\b",
                # information asked for in the imperative ("tell me how flows work", "explain what a storyboard is")
-               "re:^(?:tell me|explain|remind me|what do you think)\\b"),
+               "re:^(?:tell me|explain|remind me|what do you think)\\b",
+               "re:^(?:(?:hi|hey|ok|so|and|lomo),?\\s+)*(?:can|could|would) (?:you|u) (?:please )?(?:explain|tell me"
+               "|describe|remind me)\\b"),
         "zh": ("什么是", "是什么", "为什么", "怎么", "如何", "谁", "哪", "re:吗[?？]?$", "re:呢[?？]?$",
                "re:^(?:请)?(?:告诉我|解释一下|介绍一下|你觉得|讲讲|说说)"),
         "ja": ("とは", "って何", "ってなに", "なぜ", "どうして", "どうやって", "re:ですか[?？]?$", "何です",
@@ -339,7 +341,8 @@ QUESTION: Table = {
     },
     # polite request forms that look like questions ("can you draw…?", "能帮我画…吗")
     "request": {
-        "en": ("re:^(?:please |pls |ok |okay |hey |lomo,? )*(?:can|could|would|will) (?:you|u)\\b",
+        "en": ("re:^(?:please |pls |ok |okay |hey |lomo,? )*(?:can|could|would|will) (?:you|u)\\b"
+               "(?! (?:please )?(?:explain|tell me|describe|remind me)\\b)",
                "re:^(?:please |ok |okay |hey |lomo,? )*(?:how about|what about|what if|why not|why don't you|"
                "would it be possible|is it possible to|could we|can we|shall we)\\b"),
         "zh": ("能不能", "能否", "可以帮", "你能", "你可以", "能帮", "帮我", "请帮", "麻烦", "可不可以",
@@ -374,7 +377,7 @@ GEN: Table = {
                "re:\\b(?:an?|new|different)\\s+(?:[a-z-]+\\s+)?(?:version|variant|variation|take)\\b",
                "re:\\ban?\\s+(?:(?!(?:an)?other\\b)[a-z]+er|(?:more|less)\\s+[a-z]+)\\s+one\\b",
                "re:^\\W*(?:the\\s+)?same\\s+(?:thing\\s+|one\\s+)?but\\b", "redraw", "repaint"),
-        "zh": ("换成", "改成", "改为", "改一下", "变成", "再来", "重新", "重做", "得更", "得再", "去掉",
+        "zh": ("换成", "改成", "改为", "改一下", "变成", "re:再来(?!一[套张个幅份组段首支款])", "重新", "重做", "得更", "得再", "去掉",
                "换个", "改",
                # "把它画成水彩风格", "画成夜景": drawing the piece just made over
                "re:把(?:它|它们)", "re:(?<![计計规規策])(?:画|渲染)成"),

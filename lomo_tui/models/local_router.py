@@ -115,11 +115,12 @@ GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", 
                               "#cover", "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label",
                               "#sticker", "#model", "#slides", "#icon", "#mascot", "#comic", "#illustration",
                               "#photo", "#font", "#subtitle", "#background", "#price", "#sign", "#tshirt",
-                              "#diagram"})
+                              "#diagram", "#ticket", "#thumbnail", "#coupon", "#certificate"})
 # Concepts that name the deliverable itself: "火锅店那几张海报" is about the hotpot posters, not the hotpot menu.
 DELIVERABLES = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation", "#cover",
                           "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label", "#sticker", "#model",
-                          "#slides", "#icon", "#mascot", "#comic", "#illustration", "#sign", "#tshirt", "#diagram"})
+                          "#slides", "#icon", "#mascot", "#comic", "#illustration", "#sign", "#tshirt", "#diagram",
+                          "#ticket", "#thumbnail", "#coupon", "#certificate"})
 GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
                    "минут", "час", "s"})
