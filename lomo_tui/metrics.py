@@ -294,11 +294,14 @@ def render(doc: dict[str, Any], lang: str = "en") -> str:
 
 
 async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None = None, task_id: str | None = None,
-                   since: float | None = None, top: int = 8) -> dict[str, Any]:
+                   since: float | None = None, top: int = 8, lang: str = "en") -> dict[str, Any]:
     """What the stats view charts: per local day over the last DAYS (oldest first, today last) the verified and
     claimed transitions and the model calls; and per task (the TOP by model calls; rows from SINCE on) its calls,
-    tokens and verified/claimed steps. {"days": [{"day", "verified", "claimed", "model_calls"}],
+    tokens and verified/claimed steps (the main thread and calls of no task named in LANG).
+    {"days": [{"day", "verified", "claimed", "model_calls"}],
     "tasks": [{"task_id", "title", "model_calls", "tokens", "verified", "claimed"}]}."""
+    from .language import message
+
     now = clock.now() if now is None else now
     today = dt.date.fromtimestamp(now)
     first = today - dt.timedelta(days=days - 1)
@@ -345,6 +348,7 @@ async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None =
     kinds = dict((await conn.execute(select(s.tasks.c.id, s.tasks.c.kind).where(
         s.tasks.c.id.in_(ids)))).all()) if ids else {}
     for key, entry in per_task.items():
-        entry["title"] = "Main" if kinds.get(key) == "main" else titles.get(key) or key or "(no task)"
+        entry["title"] = (message("wording.main_title", lang) if kinds.get(key) == "main"
+                          else titles.get(key) or key or message("wording.no_task", lang))
     ranked = sorted(per_task.values(), key=lambda e: (-e["model_calls"], -e["claimed"], e["title"]))
     return {"days": series, "tasks": ranked[:top]}

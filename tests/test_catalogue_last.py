@@ -45,6 +45,27 @@ def test_lomo_stats_speaks_the_readers_language_and_json_keeps_its_keys(lomo: Lo
     assert lomo.run("stats", "--task", task).stdout.splitlines()[0] == f"统计 · 任务 {task}"
 
 
+async def test_the_stats_views_tasks_name_the_main_thread_in_the_readers_language(lomo: LomoEnv) -> None:
+    from lomo_tui import metrics
+    from lomo_tui.store import migrate
+    from lomo_tui.store import schema as s
+    from lomo_tui.store.engine import Database
+
+    db = Database(lomo.db_url)
+    try:
+        await migrate.upgrade(db)
+        async with db.write() as conn:
+            await conn.execute(s.tasks.insert().values(id="main", kind="main", status="idle", title="Main",
+                                                       created_at=0.0, updated_at=0.0))
+            for task in ("main", None):
+                await conn.execute(s.model_calls.insert().values(task_id=task, model="lomo/replay", created_at=1.0))
+        async with db.read() as conn:
+            titles = {t["title"] for t in (await metrics.activity(conn, lang="zh"))["tasks"]}
+    finally:
+        await db.close()
+    assert titles == {"主线", "（无任务）"}
+
+
 def test_lomo_stats_in_english_reads_as_before(lomo: LomoEnv) -> None:
     _speaking(lomo, "en")
     shown = lomo.run("stats").stdout.splitlines()
@@ -66,6 +87,8 @@ def test_the_run_once_report_and_task_show_word_a_tasks_kind_and_status(lomo: Lo
     assert (doc["kind"], doc["status"]) == ("persistent", "idle")  # JSON keeps the raw ids
     ran = json.loads(lomo.run("--run-once", "もう一枚", "--task", task, "--json").stdout)
     assert {t["kind"] for t in ran["tasks"]} <= {"main", "lightweight", "persistent"}
+    assert lomo.run("task", "show", "main").stdout.splitlines()[0] == "● メイン [メイン, 待機中] main"
+    assert json.loads(lomo.run("task", "show", "main", "--json").stdout)["title"] == "Main"
 
 
 def test_every_task_status_the_runtime_sets_has_words_in_every_language() -> None:
@@ -97,6 +120,22 @@ def test_a_graph_error_is_english_for_the_model_and_the_readers_language_for_the
     assert cycle.text("zh") == "制作图在 a, b 处形成了循环；一个步骤不能等待它自己"
     assert unknown.text("ja").startswith("ノードの種類 generate_image は制作ステップではありません")
     assert cycle.text("ru") == "в графе цикл через a, b; шаг не может ждать сам себя"
+
+
+def test_a_graph_run_refused_for_its_shape_is_english_for_the_model_and_chinese_for_the_creator(
+        lomo: LomoEnv) -> None:
+    from lomo_tui.errors import Said
+
+    task = lomo.new_task("短片")
+    (lomo.workspace / "film.flow.json").write_text(json.dumps(CYCLE), encoding="utf-8")
+    lomo.replay({"content": None, "tool_calls": [{"name": "run_production", "arguments": {"path": "film.flow.json"}}]},
+                {"content": "好了", "tool_calls": []})
+    assert lomo.run("--run-once", "做这个短片", "--task", task).returncode == 0
+    [row] = [c for c in lomo.inspect()["tool_calls"] if c["name"] == "run_production"]
+    result = row["result"] if isinstance(row["result"], dict) else json.loads(row["result"])
+    assert "the graph has a cycle through a, b; a step cannot wait on itself" in result["error"]  # the model's
+    said = Said.load(result["error_said"])
+    assert said is not None and "制作图在 a, b 处形成了循环；一个步骤不能等待它自己" in said.text("zh"), said
 
 
 async def test_a_graph_that_cannot_be_read_says_so_in_the_tasks_language_in_task_show(lomo: LomoEnv) -> None:
@@ -231,8 +270,9 @@ async def test_the_gates_panel_breaks_cjk_lines_by_cell_width(tmp_path, language
         assert shown and all(cell_len(r) <= listed.content_region.width for r in shown)
         kind = catalogue(lang)["gate"]["kind_question"]
         question = shown[:next(n for n, r in enumerate(shown) if r.startswith(f"  {kind} · "))]
-        assert question[0].startswith("⚑ ") and all(r.startswith("  ") for r in question[1:]) and "".join(r.strip() for r in question).replace("⚑", "") \
-            .replace(" ", "") == QUESTION[lang].replace(" ", ""), shown  # wrapped under its text, nothing lost
+        assert question[0].startswith("⚑ ") and all(r.startswith("  ") for r in question[1:]), shown  # hanging
+        said = "".join(r.strip() for r in question).replace("⚑", "").replace(" ", "")
+        assert said == QUESTION[lang].replace(" ", ""), shown  # nothing lost or moved
         _no_bad_breaks(shown, QUESTION[lang] + "".join(o.consequence for o in _gate(lang).options))
         hint = [r for r in _drawn(app.screen.query_one("#gates-hint")) if r.strip()]
         assert hint and not any(r.lstrip().startswith("·") for r in hint), hint

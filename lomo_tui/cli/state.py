@@ -124,7 +124,7 @@ def _say(key: str, lang: str, **fields: Any) -> str:
 
 def task_head(task: dict[str, Any], lang: str) -> str:
     """"● Title [lightweight, idle] ID" with the kind and status in LANG (`[wording] kind_*`, `status_*`; an id
-    the catalogue does not word stays as it is)."""
+    the catalogue does not word stays as it is), and the main thread's title too."""
     from ..language import template
 
     def word(key: str, raw: str) -> str:
@@ -133,7 +133,9 @@ def task_head(task: dict[str, Any], lang: str) -> str:
         except KeyError:
             return raw
 
-    return f"● {task['title']} [{word('kind', task['kind'])}, {word('status', task['status'])}] {task['id']}"
+    main = task["kind"] == "main" and task["title"] == "Main"
+    title = template("wording.main_title", lang) if main else task["title"]
+    return f"● {title} [{word('kind', task['kind'])}, {word('status', task['status'])}] {task['id']}"
 
 
 def render_report(report: dict[str, Any], lang: str = "en") -> str:
