@@ -4,10 +4,10 @@ Textual (like Rich) breaks lines only at spaces, so a Chinese or Japanese senten
 whole to the next line when it does not fit after a bullet, or is chopped at the cell limit. Here a line may
 also break between two wide characters (or a wide and a narrow one), except before closing punctuation and
 small kana, after opening brackets, between a number and its counter ("9枚") and inside a katakana word
-("チェックリスト") — the rules of kinsoku, simplified; Japanese text (it has kana) breaks where the script
-changes to kanji or katakana, not inside a word ("ありませ" / "ん。"); the "·" between key hints ("Ctrl+P 命令 · F1 帮助") stays
-at the end of its line, never starting the next. Widths are terminal cells, measured when the widget is drawn:
-nothing is split in advance.
+("チェックリスト") — the rules of kinsoku, simplified. Japanese text (it has kana) breaks where the script
+changes to kanji or katakana, not inside a word ("ありませ" / "ん。"). A key hint line breaks only between its
+keys, its "·" ending a line ("Ctrl+P 命令 ·"), never starting one. Widths are terminal cells, measured when the
+widget is drawn: nothing is split in advance.
 """
 from __future__ import annotations
 
