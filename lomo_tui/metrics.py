@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -263,28 +264,44 @@ def rows(doc: dict[str, Any], lang: str = "en") -> list[tuple[str, str]]:
     ]
 
 
-def scope_text(doc: dict[str, Any]) -> str:
-    """"all tasks", "task ID", "… since 2026-12-01 09:30"."""
+def scope_text(doc: dict[str, Any], lang: str = "en") -> str:
+    """"all tasks", "task ID", "… since 2026-12-01 09:30", in LANG (`[wording] stats_*`)."""
+    from .language import message
+
     scope = doc["scope"]
-    where = f"task {scope['task_id']}" if scope["task_id"] else "all tasks"
+    where = (message("wording.stats_task", lang, id=scope["task_id"]) if scope["task_id"]
+             else message("wording.stats_all", lang))
     if scope["since"] is not None:
-        where += " since " + dt.datetime.fromtimestamp(scope["since"]).astimezone().strftime("%Y-%m-%d %H:%M")
+        at = dt.datetime.fromtimestamp(scope["since"]).astimezone().strftime("%Y-%m-%d %H:%M")
+        where = message("wording.stats_since", lang, scope=where, at=at)
     return where
 
 
-def render(doc: dict[str, Any]) -> str:
-    """`lomo stats` for a person: one line per metric, what it is made of, and '—' where nothing was measured."""
-    lines = rows(doc)
-    width = max(len(name) for name, _ in lines)
-    return "\n".join([f"Stats · {scope_text(doc)}", *(f"  {name:<{width}}  {value}" for name, value in lines)])
+def _cells(text: str) -> int:
+    """TEXT's width in terminal cells (a CJK character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def render(doc: dict[str, Any], lang: str = "en") -> str:
+    """`lomo stats` for a person in LANG: one line per metric, what it is made of, and '—' where nothing was
+    measured; the values aligned by terminal cells."""
+    from .language import message
+
+    lines = rows(doc, lang)
+    width = max(_cells(name) for name, _ in lines)
+    return "\n".join([message("wording.stats_heading", lang, scope=scope_text(doc, lang)),
+                      *(f"  {name}{' ' * (width - _cells(name))}  {value}" for name, value in lines)])
 
 
 async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None = None, task_id: str | None = None,
-                   since: float | None = None, top: int = 8) -> dict[str, Any]:
+                   since: float | None = None, top: int = 8, lang: str = "en") -> dict[str, Any]:
     """What the stats view charts: per local day over the last DAYS (oldest first, today last) the verified and
     claimed transitions and the model calls; and per task (the TOP by model calls; rows from SINCE on) its calls,
-    tokens and verified/claimed steps. {"days": [{"day", "verified", "claimed", "model_calls"}],
+    tokens and verified/claimed steps (the main thread and calls of no task named in LANG).
+    {"days": [{"day", "verified", "claimed", "model_calls"}],
     "tasks": [{"task_id", "title", "model_calls", "tokens", "verified", "claimed"}]}."""
+    from .language import message
+
     now = clock.now() if now is None else now
     today = dt.date.fromtimestamp(now)
     first = today - dt.timedelta(days=days - 1)
@@ -331,6 +348,7 @@ async def activity(conn: AsyncConnection, *, days: int = 14, now: float | None =
     kinds = dict((await conn.execute(select(s.tasks.c.id, s.tasks.c.kind).where(
         s.tasks.c.id.in_(ids)))).all()) if ids else {}
     for key, entry in per_task.items():
-        entry["title"] = "Main" if kinds.get(key) == "main" else titles.get(key) or key or "(no task)"
+        entry["title"] = (message("wording.main_title", lang) if kinds.get(key) == "main"
+                          else titles.get(key) or key or message("wording.no_task", lang))
     ranked = sorted(per_task.values(), key=lambda e: (-e["model_calls"], -e["claimed"], e["title"]))
     return {"days": series, "tasks": ranked[:top]}

@@ -330,7 +330,7 @@ def _width(text: str) -> int:
 
 def test_help_columns_line_up_by_terminal_columns_under_wide_metavars(tmp_path: Path) -> None:
     shown = _lomo(tmp_path, "zh", "--help").stdout
-    options = shown.split("选项:\n", 1)[1].splitlines()
+    options = shown.split("选项：\n", 1)[1].splitlines()
     starts = {_width(line[:re.search(r"\S\s{2,}(?=\S)", line).end()]) for line in options
               if line.startswith("  -") and re.search(r"\S\s{2,}\S", line)}
     assert len(starts) == 1, shown  # every option's help starts in one column

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..context.usage import render_cache
+from ..errors import worded
 from ..store import schema as s
 from ..store.engine import Database
 from ..studio.words import error_saids, job_error
@@ -121,12 +122,27 @@ def _say(key: str, lang: str, **fields: Any) -> str:
     return message("cli." + key, lang, **fields)
 
 
+def task_head(task: dict[str, Any], lang: str) -> str:
+    """"● Title [lightweight, idle] ID" with the kind and status in LANG (`[wording] kind_*`, `status_*`; an id
+    the catalogue does not word stays as it is), and the main thread's title too."""
+    from ..language import template
+
+    def word(key: str, raw: str) -> str:
+        try:
+            return template(f"wording.{key}_{raw}", lang)
+        except KeyError:
+            return raw
+
+    main = task["kind"] == "main" and task["title"] == "Main"
+    title = template("wording.main_title", lang) if main else task["title"]
+    return f"● {title} [{word('kind', task['kind'])}, {word('status', task['status'])}] {task['id']}"
+
+
 def render_report(report: dict[str, Any], lang: str = "en") -> str:
     """The human run-once report, its own words in LANG (the creator's)."""
     lines = []
     for task in report["tasks"]:
-        head = f"● {task['title']} [{task['kind']}, {task['status']}] {task['id']}"
-        lines.append(head)
+        lines.append(task_head(task, lang))
         for reply in task["replies"]:
             lines.extend(f"    {line}" for line in reply.splitlines())
         for artifact in task["artifacts"]:
@@ -241,7 +257,7 @@ def render_task(doc: dict[str, Any], lang: str = "en") -> str:
     """`lomo task show` for a person, its own words in LANG (the creator's)."""
     from ..language import message
 
-    lines = [f"● {doc['title']} [{doc['kind']}, {doc['status']}] {doc['id']}"]
+    lines = [task_head(doc, lang)]
     if doc["status_reason"] and doc["status"] in ("failed", "stopped", "paused", "blocked"):
         lines.append("  " + _say("reason", lang, reason=doc["status_reason"]))
     if doc["brief"]:
@@ -274,7 +290,9 @@ def render_task(doc: dict[str, Any], lang: str = "en") -> str:
     for graph in doc.get("production", ()):
         lines += ["", _say("graph", lang, path=graph["path"])] + [
             f"  {n['state']:<8} {n['id']:<14} {n['type']:<16} {n['result'] or ''}"
-            + (f" — {n['error']}" if n["error"] else "") for n in graph["nodes"]]
+            + (f" — {worded(n['error'], lang)}" if n["error"] else "") for n in graph["nodes"]]
+        if graph.get("error"):  # the graph cannot be read
+            lines.append("  ✗ " + worded(graph["error"], lang))
     spend = doc["spend"]
     if spend["amount"] or spend["refunded"]:
         lines += ["", _say("spent", lang, amount=f"{spend['amount']:.2f}", currency=spend["currency"])

@@ -39,8 +39,14 @@ async def run(settings: Any, args: argparse.Namespace) -> int:
             doc["cache"] = await cache_usage(conn, args.task, since)  # prompt-cache tokens (E1)
     finally:
         await db.close()
-    text = metrics.render(doc) + ("\n" + render_cache(doc["cache"]) if render_cache(doc["cache"]) else "")
-    print(json.dumps(doc, ensure_ascii=False) if getattr(args, "json", False) else text)
+    if getattr(args, "json", False):
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    from .main import cli_language
+
+    lang = cli_language()
+    cache = render_cache(doc["cache"], lang)
+    print(metrics.render(doc, lang) + ("\n" + cache if cache else ""))
     return 0
 
 

@@ -116,6 +116,20 @@ def wrap(text: str, width: int) -> list[str]:
 class LomoHelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, wording `Key`s and argparse's own words from the catalogue."""
 
+    class _Section(argparse.HelpFormatter._Section):  # type: ignore[name-defined]
+        """argparse's section, its heading ended by the language's colon ("选项：", `[wording] colon`)."""
+
+        def format_help(self) -> str:
+            text = super().format_help()
+            heading = self.heading
+            if not isinstance(heading, str) or heading is argparse.SUPPRESS or not text:
+                return text
+            from ..language import template
+
+            colon = template("wording.colon", self.formatter.language)
+            mark = f"{heading}:\n"
+            return text.replace(mark, f"{heading}{colon}\n", 1) if colon != ":" else text
+
     @cached_property
     def language(self) -> str:
         from .main import cli_language

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..errors import Said
 from ..workspace.flows import Edge, Flow, Node, dump_flow
 
 BRIEF, STORYBOARD, CHARACTER, SCENE = "brief", "storyboard", "character_sheet", "scene_reference"
@@ -42,7 +43,15 @@ LOCAL = (ASSEMBLY, REVIEW)  # run here, no order, no charge
 
 
 class GraphError(ValueError):
-    """A flow that is not a production graph; the message is one sentence for the creator."""
+    """A flow that is not a production graph: one sentence for the creator (`said_as`, worded in their
+    language by `text(lang)`); `str()` is its English, what the model reads."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(said.text("en"))
+        self.said_as = said
+
+    def text(self, lang: str) -> str:
+        return self.said_as.text(lang)
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,8 @@ def as_graph(flow: Flow) -> Graph:
     """Check a flow's node types and that it has no cycle; raises `GraphError` with one sentence."""
     unknown = sorted({n.type for n in flow.nodes if n.type not in NODE_TYPES})
     if unknown:
-        raise GraphError(f"node type {', '.join(unknown)} is not a production step (known: {', '.join(NODE_TYPES)})")
+        raise GraphError(Said("wording.graph_unknown_type", {"types": ", ".join(unknown),
+                                                             "known": ", ".join(NODE_TYPES)}))
     inputs: dict[str, list[Edge]] = {n.id: [] for n in flow.nodes}
     for edge in flow.edges:
         inputs[edge.target_node].append(edge)
@@ -99,7 +109,7 @@ def as_graph(flow: Flow) -> Graph:
     while remaining:
         ready = [i for i in remaining if all(e.source_node in placed for e in inputs[i])]
         if not ready:
-            raise GraphError(f"the graph has a cycle through {', '.join(remaining[:3])}; a step cannot wait on itself")
+            raise GraphError(Said("wording.graph_cycle", {"nodes": ", ".join(remaining[:3])}))
         order += ready
         placed.update(ready)
         remaining = [i for i in remaining if i not in placed]

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..errors import LomoError
+from ..errors import LomoError, Said
 
 from ..store import schema as s
 from ..workspace.errors import FlowError
@@ -35,7 +35,8 @@ async def graph_states(db: Any, task_id: str) -> list[dict[str, Any]]:
         try:
             graph = as_graph(parse_flow((root / graph_path).read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, FlowError, GraphError) as exc:
-            out.append(dict(entry, error=f"the graph cannot be read: {exc}", nodes=[]))
+            detail = getattr(exc, "said_as", None) or str(exc)  # a FlowError's or GraphError's catalogue form
+            out.append(dict(entry, error=Said("wording.graph_unreadable", {"detail": detail}).phrase(), nodes=[]))
             continue
         records = await load_records(db, workspace, graph_path)
         states = evaluate(graph, records, root, graph_path)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..errors import Said
 from .graph import BRIEF, CLIP, KEY_FRAME, SOURCES, STORYBOARD, Graph, Shot, parse_storyboard
 
 TO_RUN = ("ready", "stale")
@@ -120,10 +121,10 @@ def _parse_board(root: Path, path: str) -> tuple[dict[str, Value], str | None]:
     try:
         text = (root / path).read_text(encoding="utf-8") if path else ""
     except (OSError, UnicodeDecodeError):
-        return {}, f"the storyboard {path or '(no path)'} cannot be read"
+        return {}, Said("wording.board_unreadable", {"path": path or Said("wording.board_no_path")}).phrase()
     shots = parse_storyboard(text)
     if not shots:
-        return {}, f"the storyboard {path} has no '## Shot N' sections"
+        return {}, Said("wording.board_no_shots", {"path": path}).phrase()
     outputs = {f"shot{n}": Value(digest_text(shot.text), shot) for n, shot in shots.items()}
     durations = [shots[n].seconds for n in sorted(shots)]
     outputs["durations"] = Value(digest_text(json.dumps(durations)), durations)
@@ -181,7 +182,7 @@ def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: s
                        or (states[e.source_node].type in SOURCES
                            and e.source.split(".", 1)[1] not in states[e.source_node].outputs)]
             if blocked:
-                state.error = f"{', '.join(blocked)} is not there"
+                state.error = Said("wording.input_missing", {"nodes": ", ".join(blocked)}).phrase()
             continue
         state.key = node_key(graph_path, node_id, node.type, graph.params_text(node_id), inputs)
         if node.params.get("skip"):  # the creator (or the agent) left this node out: nothing made, nothing passed on

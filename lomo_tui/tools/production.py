@@ -116,7 +116,7 @@ def register_graph(reg: Registry) -> None:
         except FlowError as exc:
             raise ToolError.said("graph_invalid", kind="bad_input", path=path, detail=exc.said_as or str(exc)) from None
         except GraphError as exc:
-            raise ToolError.said("graph_error", kind="bad_input", path=path, detail=str(exc)) from None
+            raise ToolError.said("graph_error", kind="bad_input", path=path, detail=exc.said_as) from None
         if progress.declined:
             raise ToolError.said("production_declined", kind="declined")
         if progress.gate:

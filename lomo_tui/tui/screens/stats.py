@@ -169,7 +169,8 @@ class StatsScreen(Screen):
         since = None if span is None else now - span
         async with app.session.db.read() as conn:
             doc = await metrics.compute(conn, task_id=self.task_id, since=since)
-            activity = await metrics.activity(conn, days=CHART_DAYS, now=now, task_id=self.task_id, since=since)
+            activity = await metrics.activity(conn, days=CHART_DAYS, now=now, task_id=self.task_id, since=since,
+                                              lang=current_language())
             cache = await cache_usage(conn, self.task_id)
         self.doc, self.activity = doc, activity
         self.query_one("#stats-numbers", Static).update(figures_content(doc, cache))

@@ -94,7 +94,7 @@ class TaskScreen(TypesIntoComposer, Screen):
                 with Vertical(id="task-gates-box"):
                     yield Static(text("task.gates_title"), classes="pane-title", id="task-gates-title")
                     yield GateList(id="task-gates")
-                    yield Static(gates_hint("en") + Content(" · Ctrl+G"), id="task-gates-hint")
+                    yield Static(gates_hint("en", "Ctrl+G"), id="task-gates-hint")
                 with Vertical(id="inbox-box"):
                     yield Static(text("task.inbox"), classes="pane-title", id="inbox-title")
                     yield InboxList(app.clock, id="inbox")
@@ -112,7 +112,7 @@ class TaskScreen(TypesIntoComposer, Screen):
                             ("#artifacts-title", "task.artifacts"), ("#graph-title", "task.graph"),
                             ("#inbox-title", "task.inbox"), ("#timeline-title", "task.activity")):
             self.query_one(widget, Static).update(text(key, lang))
-        self.query_one("#task-gates-hint", Static).update(gates_hint(lang) + Content(" · Ctrl+G"))
+        self.query_one("#task-gates-hint", Static).update(gates_hint(lang, "Ctrl+G"))
         self.query_one(Composer).set_placeholder(text("composer.placeholder_task", lang), text("composer.away", lang))
         if self.app.snap is not None:  # type: ignore[attr-defined]
             self.show_gates(self.app.snap.gates)  # type: ignore[attr-defined]

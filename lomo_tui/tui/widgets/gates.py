@@ -15,8 +15,10 @@ from textual.widgets.option_list import Option
 from ...language import message
 from ...views import GateView
 from .. import keys
+from ..linebreak import Para, Paragraphs
 from ..strings import creator_language, text
 from .composer import redirect_letters
+
 
 def kind_label(kind: str, lang: str) -> str:
     """The gate kind as the card shows it, in LANG ("which task?", "哪个任务？")."""
@@ -26,21 +28,23 @@ def kind_label(kind: str, lang: str) -> str:
         return kind
 
 
-def gate_prompt(gate: GateView) -> Content:
+def gate_prompt(gate: GateView) -> Paragraphs:
+    """The gate as its option in the list: question, kind and task, options with their consequences, what it
+    blocks and what goes on, each wrapped by cell width under its own text (`linebreak`)."""
     lang = gate.language
-    lines = [Content.from_markup("[b $warning]⚑[/] [b]$q[/]", q=gate.question),
-             Content.from_markup("  [$text-muted]$kind · $task[/]", kind=kind_label(gate.kind, lang),
-                                 task=gate.task_title)]
+    paras = [Para(Content.from_markup("[b]$q[/]", q=gate.question), prefix="⚑ ", lead="[b $warning]$line[/]"),
+             Para(f"{kind_label(gate.kind, lang)} · {gate.task_title}", prefix="  ", markup="[$text-muted]$line[/]")]
     for number, option in enumerate(gate.options, 1):
-        lines.append(Content.from_markup("  [b]$n.[/] $label", n=str(number), label=option.label))
+        paras.append(Para(option.label, prefix=f"  {number}. ", lead="[b]$line[/]"))
         if option.consequence:
-            lines.append(Content.from_markup("    [$text-muted]→ $cons[/]", cons=option.consequence))
+            paras.append(Para(option.consequence, prefix="    → ", markup="[$text-muted]$line[/]"))
     if gate.blocks:
-        lines.append(Content.from_markup("  [$text-muted]$w[/] $b", w=message("gate.waits", lang), b=gate.blocks))
+        paras.append(Para(Content.from_markup("[$text-muted]$w[/] $b", w=message("gate.waits", lang), b=gate.blocks),
+                          prefix="  "))
     if gate.continues:
-        lines.append(Content.from_markup("  [$text-muted]$g[/] $c", g=message("gate.goes_on", lang),
-                                         c=gate.continues))
-    return Content("\n").join(lines)
+        paras.append(Para(Content.from_markup("[$text-muted]$g[/] $c", g=message("gate.goes_on", lang),
+                                              c=gate.continues), prefix="  "))
+    return Paragraphs(paras)
 
 
 class GateList(OptionList):
@@ -114,13 +118,19 @@ class GateList(OptionList):
             self.post_message(self.OpenTask(gate))
 
 
-def gates_hint(lang: str) -> Content:
-    """"a approve · r reject · 1–9 choose" with each key in bold."""
+def gates_hint(lang: str, *more: str) -> Paragraphs:
+    """"a approve · r reject · 1–9 choose" (and MORE keys: "Ctrl+G") with each key in bold, wrapped by cell
+    width with a "·" never starting a line."""
     parts = []
-    for part in text("notify.gates_hint", lang).split(" · "):
+    for part in text("notify.gates_hint", lang).split(" · ") + list(more):
         key, _, words = part.partition(" ")
-        parts.append(Content.from_markup("[b]$k[/] $w", k=key, w=words))
-    return Content(" · ").join(parts)
+        parts.append(Content.from_markup("[b]$k[/] $w" if words else "$k", k=key, w=words))
+    return Paragraphs([Para(Content(" · ").join(parts), keep=" · ")])
+
+
+def gates_empty(lang: str) -> Paragraphs:
+    """"Nothing needs you right now.", broken by cell width (never inside a Japanese word)."""
+    return Paragraphs([Para(text("gates.empty", lang))])
 
 
 class GateInbox(Vertical):
@@ -136,7 +146,7 @@ class GateInbox(Vertical):
     def compose(self) -> ComposeResult:
         lang = creator_language(self.app)
         yield Static(text("gates.title", lang), id="gates-title")
-        yield Static(text("gates.empty", lang), id="gates-empty")
+        yield Static(gates_empty(lang), id="gates-empty")
         yield GateList(id="gate-list")
         yield Static(gates_hint(lang), id="gates-hint")
 
@@ -145,7 +155,7 @@ class GateInbox(Vertical):
         lang = creator_language(self.app)
         title = text("gates.title_n", lang, n=len(gates)) if gates else text("gates.title", lang)
         self.query_one("#gates-title", Static).update(title)
-        self.query_one("#gates-empty", Static).update(text("gates.empty", lang))
+        self.query_one("#gates-empty", Static).update(gates_empty(lang))
         self.query_one("#gates-hint", Static).update(gates_hint(lang))
         self.query_one("#gates-empty").display = not gates
         self.query_one(GateList).display = bool(gates)

@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ...errors import worded
 from ...workspace.files import atomic_write
 from ...workspace.flows import dump_flow, parse_flow
 from .. import keys
@@ -56,11 +57,17 @@ class GraphList(OptionList):
         self.shown = graphs
         self.rows = [(g["path"], n) for g in graphs for n in g.get("nodes", ())]
         self.clear_options()
+        unread = [Option(Content.from_markup("[$error]✗[/] [b]$path[/] [$text-muted]$why[/]", path=g["path"],
+                                             why=worded(g["error"], lang)), disabled=True)
+                  for g in graphs if g.get("error")]  # a graph that cannot be read: after the nodes (rows index them)
+        if not self.rows and unread:
+            self.add_options(unread)
+            return
         if not self.rows:
             self.add_option(Option(Content.from_markup("[$text-muted]$t[/]", t=text("task.no_graph", lang)),
                                    disabled=True))
             return
-        self.add_options([Option(node_line(n, lang)) for _, n in self.rows])
+        self.add_options([Option(node_line(n, lang)) for _, n in self.rows] + unread)
 
     def _chosen(self) -> tuple[str, dict[str, Any]] | None:
         index = self.highlighted

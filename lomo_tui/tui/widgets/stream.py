@@ -182,7 +182,7 @@ class Welcome(Widget):
         paras += [Para(""), Para(text("welcome.try"), markup="[b]$line[/]")]
         paras += [Para(e, prefix="  → ", markup=f"[@click=example({n})]$line[/]")
                   for n, e in enumerate(lines("welcome.examples"))]
-        paras += [Para(""), Para(text("welcome.keys"), markup="[$text-muted]$line[/]")]
+        paras += [Para(""), Para(text("welcome.keys"), markup="[$text-muted]$line[/]", keep=" · ")]
         return Paragraphs(paras)
 
     def action_example(self, number: int) -> None:
