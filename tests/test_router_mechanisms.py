@@ -171,6 +171,11 @@ def test_traditional_chinese_reads_as_simplified() -> None:
     ("それと、湯気のループ動画も欲しいです", "one_shot"),  # それと is "and also", no pointer
     ("one more: an instagram countdown series, 5 days to 1", "goal"),
     ("再来一套花的手绘插画，玫瑰、百合、雏菊三种", "goal"),  # 再来一套: one more set, not "again"
+    ("hi, I run a bike shop. is this for images only or video too?", "question"),  # the last sentence asks
+    ("Добрый день. Сколько стоит сгенерировать видео?", "question"),
+    ("hi. make the logo bluer. is that ok?", "revise"),  # … not after a sentence that asks for a change
+    ("Good morning! Could you tell me what you are able to create for us?", "help"),
+    ("こんにちは！カフェをやっています。どんなものを作ってもらえますか？", "help"),
 ])
 def test_what_a_message_is_2(text: str, act: str) -> None:
     assert parse(text).intent().act == act

@@ -611,6 +611,19 @@ def _asks_ability(norm: str, lang: str) -> bool:
     return not (_has(L.GEN, "create_only", lang, before) or _mentions(before, lang))
 
 
+def _last_asks(norm: str, lang: str) -> bool:
+    """A question in the last sentence after sentences that ask nothing be made or changed ("hi, I run a watch
+    repair shop. is this for images only or video too?", "Добрый день. Сколько стоит сгенерировать видео?")."""
+    sentences = [part.strip() for part in _SENTENCE_END.split(norm) if part and part.strip()]
+    if len(sentences) < 2 or not re.search(r"[?？]\s*$", sentences[-1]):
+        return False
+    last, before = sentences[-1], " ".join(sentences[:-1])
+    if not (_question_lead(last, lang) or _open_question(last, lang)):
+        return False
+    return not (_has(L.GEN, "create_only", lang, before) or _mentions(before, lang) or _edits(before, lang)
+                or _has(L.GEN, "revise_strong", lang, before) or _edit_lead(before, lang))
+
+
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
                   making: bool) -> None:
     """Set it.act (and it.topic) for anything but a control verb."""
@@ -650,7 +663,8 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
             it.act = act
             return
-    if (_question_lead(norm, lang) or _open_question(norm, lang)) and not _then_asks(norm, lang):
+    if (_question_lead(norm, lang) or _open_question(norm, lang) or _last_asks(norm, lang)) \
+            and not _then_asks(norm, lang):
         it.act, it.interrogative = "question", True
         return
     has_flow = _has(L.GEN, "flow", lang, norm) or any(f.endswith(".flow.json") for f in it.files)
