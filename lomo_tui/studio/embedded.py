@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import threading
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,29 @@ class _Job:
     said: Said | None = None  # the error as catalogue text
     result: Path | None = None
     runner: asyncio.Task[None] | None = field(default=None, repr=False)
+    # A render runs in a worker thread that cancelling the runner does not stop: the thread puts its file in
+    # place only while the job is not called off, and calling it off removes a file already there (one lock
+    # for both, so neither can slip between the other's check and its act).
+    called_off: bool = False
+    spooling: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def spool(self, path: Path, data: bytes) -> bool:
+        """Write DATA to PATH (in a worker thread) unless the job was called off; True when it is there."""
+        part = path.with_name(path.name + ".part")
+        part.write_bytes(data)
+        with self.spooling:
+            if self.called_off:
+                part.unlink(missing_ok=True)
+                return False
+            part.replace(path)
+            return True
+
+    def call_off(self, spool: Path) -> None:
+        """Nothing of this job may stay in SPOOL: a file its thread has written, or writes after this."""
+        with self.spooling:
+            self.called_off = True
+            for leftover in spool.glob(f"{self.id}.*"):
+                leftover.unlink(missing_ok=True)
 
 
 class EmbeddedStudio:
@@ -71,9 +95,11 @@ class EmbeddedStudio:
         self.spool.mkdir(parents=True, exist_ok=True)
 
     async def stop(self) -> None:
-        runners = [job.runner for job in self._jobs.values() if job.runner and not job.runner.done()]
-        for runner in runners:
-            runner.cancel()
+        running = [job for job in self._jobs.values() if job.runner and not job.runner.done()]
+        for job in running:
+            job.call_off(self.spool)  # a restart renders it again: no half-delivered file stays behind
+            job.runner.cancel()  # type: ignore[union-attr]
+        runners = [job.runner for job in running]
         await asyncio.gather(*runners, return_exceptions=True)
 
     @staticmethod
@@ -117,8 +143,7 @@ class EmbeddedStudio:
             return
         if job.runner is not None and not job.runner.done():
             job.runner.cancel()
-        if job.result is not None:
-            job.result.unlink(missing_ok=True)
+        job.call_off(self.spool)
 
     async def cancel(self, provider_job_id: str) -> bool:
         job = self._jobs.get(provider_job_id)
@@ -126,6 +151,7 @@ class EmbeddedStudio:
             return False
         if job.runner:
             job.runner.cancel()
+        job.call_off(self.spool)  # the render's thread may still be writing: its file never lands
         await self._emit(job, "cancelled", job.progress)
         return True
 
@@ -153,7 +179,8 @@ class EmbeddedStudio:
                 await self._emit(job, "running", tick / PROGRESS_TICKS)
             data, ext = await asyncio.to_thread(self._render, job.kind, job.params, seed)
             path = self.spool / f"{job.id}.{ext}"
-            await asyncio.to_thread(path.write_bytes, data)
+            if not await asyncio.to_thread(job.spool, path, data):
+                return  # called off while it rendered
             await asyncio.sleep(latency / PROGRESS_TICKS)
             job.result = path
             stale = JobEvent(job.id, job.seq, "running", job.progress)
