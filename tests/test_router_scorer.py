@@ -120,7 +120,7 @@ def test_the_attach_model_names_a_candidate_where_the_hand_set_rule_finds_none(m
 def test_a_phrasing_the_rule_gets_wrong_is_fixed_by_labelled_turns_and_a_refit(monkeypatch: pytest.MonkeyPatch) -> None:
     """What bench/fit_router.py does with turns added to dev.jsonl, in small: the router's features for the
     message (as it collects them), labelled, joined to the shipped rows, refitted; the router then decides by the
-    new weights. The fit weighs the new turns against some 500 rows: it takes several turns like it, not one."""
+    new weights. The fit weighs the new turns against some 750 rows: it takes several turns like it, not one."""
     fit = _bench("fit_router")
     logo = {"title": "Jazz club logo", "goal": "A logo for the Blue Note jazz club"}
     text = "make the jazz one brighter"  # meant: the poster series (the creator's last labelled answer)
@@ -134,7 +134,7 @@ def test_a_phrasing_the_rule_gets_wrong_is_fixed_by_labelled_turns_and_a_refit(m
     rated = [c for c in call["candidates"] if c["evidence"] > 0 and c["distinct"] > 0]
     posters = "task-00000000"  # the first task local_route seeds
     turns = [{"model": "attach", "conv": f"new-{i}", "n": 0, "half": "dev", "label": int(c["id"] == posters),
-              **{f: c[f] for f in fit.COLLECTED}} for i in range(8) for c in rated]
+              **{f: c[f] for f in fit.COLLECTED}} for i in range(12) for c in rated]
     refitted = fit.weights_document(fit.read_rows() + turns)["models"]
     assert refitted["attach"]["use"] == "add"
     monkeypatch.setattr(scorer, "models", lambda: refitted)
