@@ -797,10 +797,18 @@ def _gate_language(g: Any) -> str:
     return scoped or g.task_language or "en"
 
 
+def _gate_task_title(g: Any) -> str:
+    """The task a card belongs to, by its title; the main thread by its name in the card's language."""
+    if g.task_kind == "main" or not g.task_title:
+        return message("wording.main_title", _gate_language(g))
+    return str(g.task_title)
+
+
 @query
 async def load_gates(db: Any) -> tuple[GateView, ...]:
     async with db.read() as conn:
         rows = (await conn.execute(select(s.gates, s.tasks.c.title.label("task_title"),
+                                          s.tasks.c.kind.label("task_kind"),
                                           s.tasks.c.language.label("task_language")).outerjoin(
             s.tasks, s.tasks.c.id == s.gates.c.task_id).where(s.gates.c.status == "pending",
                                                                  scope.tasks_here()).order_by(
@@ -810,7 +818,7 @@ async def load_gates(db: Any) -> tuple[GateView, ...]:
         options = tuple(GateOption(str(o.get("label", "")), str(o.get("consequence", "")))
                         if isinstance(o, dict) else GateOption(str(o), "") for o in (g.options or []))
         out.append(GateView(id=g.id, kind=g.kind, question=g.question, options=options, task_id=g.task_id,
-                            task_title=g.task_title or "Main", blocks=_scope_text(g.scope, _gate_language(g)),
+                            task_title=_gate_task_title(g), blocks=_scope_text(g.scope, _gate_language(g)),
                             continues=g.continues or "", created_at=g.created_at, language=_gate_language(g)))
     return tuple(out)
 

@@ -114,7 +114,7 @@ async def test_not_this_task_for_a_chinese_message_asks_in_chinese(tmp_path) -> 
         row.action_not_this()
         await wait_until(pilot, lambda: rows(app, s.gates, s.gates.c.kind == "clarify"), what="the card")
         [gate] = await load_gates(app.session.db)
-        assert gate.language == "zh"
+        assert gate.language == "zh" and gate.task_title == "主线"  # the main thread's card, by its name in zh
         said = " ".join([gate.question, gate.blocks, gate.continues,
                          *(o.label + " " + o.consequence for o in gate.options)])
         assert english(said) == [], said
