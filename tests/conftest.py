@@ -59,6 +59,17 @@ async def async_wait_for(predicate: Callable[[], Any], timeout: float = 20.0, in
         await asyncio.sleep(interval)
 
 
+
+def lomo_in_language(tmp_path: Path, lang: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`lomo ARGS` in a subprocess that speaks LANG (LOMO_LANGUAGE; no locale of this machine leaks in), with its
+    config and data under TMP_PATH."""
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "LOMO_"))}
+    env.update(LOMO_LANGUAGE=lang, COLUMNS="100", PYTHONPATH=str(root), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+               XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
+    return subprocess.run([sys.executable, "-m", "lomo_tui", *args], env=env, capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+
 def process_state(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:

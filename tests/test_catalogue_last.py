@@ -5,9 +5,7 @@ lines, broken by cell width without splitting a Japanese word or starting a line
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,13 +13,12 @@ import pytest
 from rich.cells import cell_len
 from textual.geometry import Region
 
-from conftest import LomoEnv
+from conftest import LomoEnv, lomo_in_language
 from lomo_tui.errors import worded
 from lomo_tui.language.messages import catalogue
 from lomo_tui.production.graph import GraphError, as_graph
 from lomo_tui.workspace.flows import parse_flow
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _speaking(lomo: LomoEnv, lang: str) -> None:
@@ -177,12 +174,7 @@ def test_a_storyboard_node_that_cannot_be_read_keeps_its_catalogue_form(tmp_path
 
 
 # ---- `--help` headings -----------------------------------------------------------------------------------------
-def _lomo(tmp_path: Path, lang: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "LOMO_"))}
-    env.update(LOMO_LANGUAGE=lang, COLUMNS="100", PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
-               XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
-    return subprocess.run([sys.executable, "-m", "lomo_tui", *args], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)
+_lomo = lomo_in_language
 
 
 @pytest.mark.parametrize("lang,headings", [("zh", ("位置参数：", "选项：")), ("ja", ("位置引数：", "オプション："))])

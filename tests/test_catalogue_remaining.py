@@ -5,22 +5,18 @@ metavars of `lomo --help` (`[cli_metavar]`)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from conftest import LomoEnv
+from conftest import LomoEnv, lomo_in_language
 from lomo_tui.errors import Phrase, Said, error_words
 from lomo_tui.language.messages import catalogue
 from lomo_tui.runtime.scheduler import Runtime
 from lomo_tui.store import schema as s
 
-ROOT = Path(__file__).resolve().parent.parent
 DONE = {"content": "好了", "tool_calls": []}
 FLOW = {"lomo_flow": 1, "nodes": [{"id": "a", "type": "prompt", "params": {"text": "fox"}},
                                   {"id": "b", "type": "generate_image", "params": {"size": "square"}}],
@@ -299,12 +295,7 @@ def test_a_tool_the_task_cannot_use_is_named_in_the_creators_words() -> None:
 
 
 # ---- `lomo --help`'s metavars ------------------------------------------------------------------------------------
-def _lomo(tmp_path: Path, lang: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "LOMO_"))}
-    env.update(LOMO_LANGUAGE=lang, COLUMNS="100", PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
-               XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
-    return subprocess.run([sys.executable, "-m", "lomo_tui", *args], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)
+_lomo = lomo_in_language
 
 
 ENGLISH_METAVARS = re.compile(r"\b(DIR|NAME|MESSAGE|TASK_ID|task_id|SECONDS|COMMAND|ACTION|TEXT|WHEN|FILE)\b")

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import lomo_in_language
 from lomo_tui.cli.main import _parsers, build_parser
 from lomo_tui.cli.wording import ARGPARSE_WORDS, Key, wrap
 from lomo_tui.language import LANGUAGES
 from lomo_tui.language.messages import catalogue
 
-ROOT = Path(__file__).resolve().parent.parent
 ENGLISH_TOP = """\
 usage: lomo [-h] [--version] [--workspace DIR] [--db URL] [--model NAME] [--run-once [MESSAGE]]
             [--task TASK_ID] [--json] [--max-wait SECONDS]
@@ -82,15 +79,7 @@ KEEP = {"lomo", "usage", "help", "version", "workspace", "db", "model", "run", "
 WORD = re.compile(r"[A-Za-z_][A-Za-z_']*")
 
 
-def _env(tmp_path: Path, lang: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "LOMO_"))}
-    return dict(env, LOMO_LANGUAGE=lang, COLUMNS="100", PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
-                XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
-
-
-def _lomo(tmp_path: Path, lang: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "lomo_tui", *args], env=_env(tmp_path, lang), capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path)
+_lomo = lomo_in_language
 
 
 def english(text: str) -> list[str]:
