@@ -505,7 +505,7 @@ def _then_asks(norm: str, lang: str) -> bool:
 # Chinese often drops the question mark: a sentence that ends on an interrogative ("一公斤等于多少斤",
 # "北京到上海大概多远", "现在几点") is still a question.
 # a Japanese sentence that wonders ("どんな紙がいいんだろう", "何色がいいかな")
-_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ)[。.!！…〜~]*\s*$")
+_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ|(?:ます|です|ません|でした|ました)か)[。.!！…〜~]*\s*$")
 _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|几|什么|怎么样|哪[里儿个些]?|谁)"
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
@@ -627,7 +627,8 @@ def _last_asks(norm: str, lang: str) -> bool:
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
                   making: bool) -> None:
     """Set it.act (and it.topic) for anything but a control verb."""
-    if not it.files and _asks_ability(norm, lang):  # "can you do videos too?": what Lomo can make
+    if not it.files and (_asks_ability(norm, lang) or _has(L.ACTS, "offer", lang, norm)):
+        # "can you do videos too?", "what can you do for my shop?": what Lomo can make
         it.act = "help"
         return
     if not making and not _edit_lead(norm, lang):  # "put the date on the poster" asks no date

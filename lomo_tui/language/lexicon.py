@@ -59,7 +59,8 @@ CONTROL: Table = {
 LEAD_FILLERS = {
     "en": ("please", "pls", "ok", "okay", "hey", "hi", "hello", "lomo", "now", "just", "can you",
            "could you", "would you", "can u", "could u", "pls can u", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you",
-           "quick q", "quick question", "question", "q", "btw", "also", "um", "hmm"),
+           "quick q", "quick question", "quick one", "question", "q", "btw", "also", "um", "hmm", "re:he+y+",
+           "re:hi+"),
     "ru": ("пожалуйста", "ну", "давай", "ладно", "окей", "ломо", "можешь", "слушай", "так", "а",
            "теперь", "привет", "спасибо"),
 }
@@ -136,7 +137,7 @@ ACTS: Table = {
     # fox?" and "能帮我做个视频吗" stay requests.
     "ability": {
         "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw|good (?:morning|afternoon|evening)|quick q"
-               "(?:uestion)?|morning|evening)\\b[\\s,!.:]*)*(?:(?:can|could|do|will|would) you|does (?:it|this|this app|lomo)"
+               "(?:uestion)?|morning|evening)\\b[\\s,!.:]*)*(?:(?:can|could|do|will|would) (?:you|u)|does (?:it|this|this app|lomo)"
                "|(?:are you|is (?:it|this|this app|lomo)) able to)"
                " (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
                "|animate|compose|paint|edit)\\s+" + _KINDS_EN + "(?:\\s+(?:and|or|&)\\s+" + _KINDS_EN + ")*"
@@ -154,6 +155,26 @@ ACTS: Table = {
         "ru": ("re:(?<![а-я])(?:умеешь|умеете)(?![а-я])",
                "re:(?<![а-я])(?:можешь|можете)(?:\\s+ли)?\\s+(?:ты\\s+|вы\\s+)?(?:делать|создавать|рисовать|"
                "генерировать)\\s+" + _KINDS_RU + "\\s*[?？]?\\s*$"),
+    },
+    # Asking what Lomo could do for the creator, whatever came before ("hi! I paint miniatures, what can you do
+    # for me", "你能帮我们火锅店做些什么？", "どんなことをお願いできますか", "чем вы можете помочь магазину?"):
+    # an offer of help asked for, not an order, even after words about the creator's own work
+    "offer": {
+        "en": ("re:\\b(?:what|how)\\s+(?:else\\s+|exactly\\s+|all\\s+|(?:kinds?|sorts?) of (?:things|stuff)\\s+)?"
+               "(?:can|could|would|do|might)\\s+(?:you|u|lomo)\\s+(?:\\w+\\s+){0,2}?"
+               "(?:do|help(?: with)?|offer)(?=\\s*(?:for\\b|to help\\b|here\\b|today\\b|now\\b|[?!.]|$))",
+               "re:\\bhow (?:can|could|would|might) (?:you|u|lomo) help(?: (?:me|us|my|our)\\b)?",
+               "re:\\bwhat (?:do|would|could) (?:you|u) (?:offer|suggest i (?:make|use you for))\\b"),
+        "zh": ("re:(?:能|可以|会)(?:帮|为|给|替)(?:我|我们|咱们|你们|您)?(?:的)?[\\u4e00-\\u9fff]{0,10}?(?:做|干|弄|搞|出)"
+               "(?:点|些|一些)?(?:什么|啥|哪些)",
+               "re:帮(?:得)?上?(?:什么|啥|哪些)忙",
+               "re:(?:能|可以)(?:为|帮|给)(?:我|我们|咱们)?[\\u4e00-\\u9fff]{0,10}?提供(?:什么|哪些|啥)"),
+        "ja": ("re:(?:どんなこと|どういうこと|何|なに)(?:を|が)?(?:お願いでき|頼め|依頼でき|手伝って(?:もらえ|くれ)"
+               "|お手伝いでき|手伝え|してもらえ|してくれ)",),
+        "ru": ("re:(?<![а-я])(?:чем|с чем)\\s+(?:ты\\s+|вы\\s+)?(?:можешь|можете|мог бы|могла бы|могли бы|сможешь|сможете)"
+               "\\s+(?:мне\\s+|нам\\s+)?(?:ты\\s+|вы\\s+)?помочь",
+               "re:(?<![а-я])что\\s+(?:ты\\s+|вы\\s+)?(?:можешь|можете|сможешь|сможете)\\s+(?:мне\\s+|нам\\s+)?"
+               "(?:сделать|предложить)\\s+(?:для|мне|нам)(?![а-я])"),
     },
     # Not liking a piece is not praise: "i dont like the first one", "不太喜欢第二张", "2枚目は好きじゃない",
     # "вторая не нравится" ask for a change to it.
@@ -329,7 +350,7 @@ QUESTION: Table = {
         "zh": ("什么", "怎么", "怎样", "为什么", "为何", "如何", "多长", "多久", "多大", "多少", "多高", "多宽", "多重", "多远",
                "几", "哪", "谁", "是否", "有没有", "是不是", "对不对", "re:吗[?？]?\\s*$", "re:呢[?？]?\\s*$"),
         "ja": ("何", "なに", "なん", "どう", "いつ", "どこ", "誰", "だれ", "なぜ", "どれ", "どんな", "どの", "いくつ",
-               "いくら", "どちら", "re:か[?？]\\s*$", "re:の[?？]\\s*$"),
+               "いくら", "どちら", "どっち", "re:か[?？]\\s*$", "re:の[?？]\\s*$"),
         "ru": ("re:(?<![а-я])(?:что|чем|чего|как|какой|какая|какое|какие|какого|каком|какую|каких|почему|зачем|"
                "когда|где|куда|откуда|кто|кого|сколько|ли|разве|неужели)(?![а-я])",),
     },
