@@ -401,7 +401,7 @@ GEN: Table = {
                "re:\\b(?:an?|new|different)\\s+(?:[a-z-]+\\s+)?(?:version|variant|variation|take)\\b",
                "re:\\ban?\\s+(?:(?!(?:an)?other\\b)[a-z]+er|(?:more|less)\\s+[a-z]+)\\s+one\\b",
                "re:^\\W*(?:the\\s+)?same\\s+(?:thing\\s+|one\\s+)?but\\b", "redraw", "repaint"),
-        "zh": ("换成", "改成", "改为", "改一下", "变成", "re:再来(?!一[套张个幅份组段首支款])", "重新", "重做", "得更", "得再", "去掉",
+        "zh": ("换成", "改成", "改为", "改一下", "变成", "re:再来(?!一[套张个幅份组段首支款])", "重新", "重做", "得更", "得再", "去掉", "再试", "重试", "再跑一次",
                "换个", "改",
                # "把它画成水彩风格", "画成夜景": drawing the piece just made over
                "re:把(?:它|它们)", "re:(?<![计計规規策])(?:画|渲染)成"),

@@ -54,6 +54,27 @@ def _stem_ru(word: str) -> str:
     return word
 
 
+_KANA_RUN = LazyRe(r"[\u3041-\u3096ー]{3,}")
+_KANA_EDGE = "のをにがはでともへやかね"
+
+
+def kana_words(title: str) -> set[str]:
+    """Words a title spells in hiragana ("ろくろ動画", "てぬぐいの柄"): `keywords` reads hiragana as grammar and
+    drops it, so a name like ろくろ would never meet the message "ろくろの動画、もう一回". Runs of three or more,
+    a particle that joins them to a kanji off either end."""
+    out = set()
+    text = normalise(title)
+    for m in _KANA_RUN.finditer(text):
+        run = m.group()
+        if m.start() > 0 and not text[m.start() - 1].isspace() and run[0] in _KANA_EDGE:
+            run = run[1:]  # "作品をつくる": the particle after a kanji
+        if m.end() < len(text) and not text[m.end()].isspace() and run[-1] in _KANA_EDGE:
+            run = run[:-1]  # "やきものの器": the particle before one
+        if len(run) >= 3:
+            out.add(run)
+    return out
+
+
 def _cjk_grams(run: str) -> list[str]:
     grams: list[str] = []
     for piece in _CJK_SPLIT.split(run):

@@ -39,6 +39,7 @@ from ..language import (
     film_subject,
     find_reference,
     is_generic,
+    kana_words,
     keywords,
     make_brief,
     media_kinds,
@@ -220,6 +221,7 @@ def _candidates(hints: dict[str, Any]) -> list[Candidate]:
                       file_match=bool(e.get("file_match")), memory=float(e.get("memory") or 0.0))
         stems = " ".join(FILE_EXT.sub("", f).replace("/", " ").replace("_", " ").replace("-", " ") for f in c.files)
         c.title_words, c.media = _content(f"{c.title}\n{stems}")
+        c.title_words |= kana_words(c.title)
         body, body_media = _content(f"{c.goal}\n{e.get('summary') or ''}")
         c.words = c.title_words | body
         c.media |= body_media
@@ -303,11 +305,14 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
     generic word ("poster", "series", "改") counts GENERIC_WEIGHT and is no distinctive evidence, and so does a
     word the message only brings in ("… hold a book") or asks for as a value ("… more red") — unless the message names the task by its whole title
     ("the Studio logo", "工作室标志")."""
+    norm = matchable(text)
+    # a name the title spells in hiragana ("ろくろ動画") is a word of the message that spells it too
+    words = words | {k for c in cands for k in c.title_words if k[0] >= "\u3041" and k in norm and len(k) >= 3
+                     and not keywords(k)}
     df: dict[str, int] = {}
     for c in cands:
         for w in words & c.words:
             df[w] = df.get(w, 0) + 1
-    norm = matchable(text)
     kinds = words & DELIVERABLES
     new = _introduced(norm) | _wanted_value(norm)
     for c in cands:
@@ -864,19 +869,27 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
     # ruled out: a task known to have fewer pieces (of the kind the counter counts: 1本目 is a clip) than its
     # goal plans and the position needs — not one that makes what the message names ("the first audiogram"),
     # nor one with no piece yet (its plan is what "the first one" points into)
-    def fits(c: Candidate) -> bool:
+    def holds(c: Candidate) -> bool:  # known to have (or to plan) that many pieces
         made = _pieces(c)
-        if c.kind_match or (made == 0 and c.kind != "lightweight"):
-            return True  # nothing made yet: its plan is what the position points into (a one-shot makes one)
         if made and reference.media and _pieces(c, reference.media) == 0:
             return False
         if made >= min(need, SHOWN_FILES):
             return True  # the index shows at most SHOWN_FILES files: a task at the cap may have more
         return (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
+
+    def fits(c: Candidate) -> bool:
+        if c.kind_match or (_pieces(c) == 0 and not c.files and c.kind != "lightweight"):
+            return True  # nothing made yet: its plan is what the position points into (a one-shot makes one;
+            # a task that wrote only a text made no series)
+        return holds(c)
+    # a task of the kind named that holds the series outranks one of that kind that has made too few so far
+    # ("вторую афишу" beside a set of three posters and a single poster)
+    full = {c.id for c in cands if c.kind_match and holds(c)}
     # … nor one the message names by its own words ("听松茶馆的水墨画，第二幅…"): the index knows only the files
     # bound to a task, an old one may have made more
     top = max((c.evidence for c in cands), default=0.0)
-    fit = [c for c in cands if fits(c) or (c.distinct >= MIN_EVIDENCE and c.evidence >= top)]
+    fit = [c for c in cands if (fits(c) and (c.id in full or not (full and c.kind_match)))
+           or (c.distinct >= MIN_EVIDENCE and c.evidence >= top)]
     return fit or cands
 
 
