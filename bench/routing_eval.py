@@ -55,13 +55,13 @@ from lomo_tui.workspace.objects import Workspace  # noqa: E402
 
 
 # ---- data -------------------------------------------------------------------------------------------
+# the labelled halves, in the order they were written (tests/data/routing/README.md tells their story)
+HALVES = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
+          "heldout9", "heldout10", "heldout11", "heldout12")
+
+
 def load(split: str) -> list[dict[str, Any]]:
-    names = {"dev": ["dev"], "heldout": ["heldout"], "heldout2": ["heldout2"], "heldout3": ["heldout3"],
-             "heldout4": ["heldout4"], "heldout5": ["heldout5"], "heldout6": ["heldout6"],
-             "heldout7": ["heldout7"], "heldout8": ["heldout8"], "heldout9": ["heldout9"],
-             "heldout10": ["heldout10"], "heldout11": ["heldout11"],
-             "all": ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
-                     "heldout8", "heldout9", "heldout10", "heldout11"]}[split]
+    names = list(HALVES) if split == "all" else [split]
     out = []
     for name in names:
         for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
@@ -372,17 +372,14 @@ async def evaluate(split: str = "all", model: str = "lomo/local", convs: list[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="lomo/local")
-    parser.add_argument("--split", default="all", choices=("dev", "heldout", "heldout2", "heldout3", "heldout4",
-                                                           "heldout5", "heldout6", "heldout7", "heldout8", "heldout9",
-                                                           "heldout10", "heldout11", "all"))
+    parser.add_argument("--split", default="all", choices=(*HALVES, "all"))
     parser.add_argument("--conv", action="append", help="only this conversation (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every wrong turn")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     results = asyncio.run(evaluate(args.split, args.model, args.conv))
-    splits = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
-              "heldout9", "heldout10", "heldout11")
+    splits = HALVES
     halves = [h for h in splits if any(r.split == h for r in results)] if args.split == "all" else [args.split]
     out = {half: metrics([r for r in results if r.split == half]) for half in halves}
     if args.json:

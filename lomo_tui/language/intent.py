@@ -24,6 +24,7 @@ from .text import (
     mask_noise,
     normalise,
     simplified,
+    unquoted,
 )
 from .verbs import alternation
 
@@ -570,7 +571,8 @@ def read(text: str) -> Intent:
             it.subject = it.subject or made
             it.title = it.title or made
     if it.act not in _NO_REFERENCE_ACTS:
-        it.refers_back = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
+        plain = unquoted(norm)
+        it.refers_back = _has(L.GEN, "deictic", lang, plain) or _has(L.GEN, "deictic_det", lang, plain)
     if it.subject:
         it.subject = _original_case(norm, masked, it.subject)
     if it.title:
@@ -672,12 +674,14 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     if has_flow and (_has(L.GEN, "edit", lang, norm) or _nodes(norm)):
         it.act, it.media, it.goal_type = "goal", "flow", "flow_edit"
         return
-    deictic = _has(L.GEN, "deictic", lang, norm) or _has(L.GEN, "deictic_det", lang, norm)
+    plain = unquoted(norm)
+    deictic = _has(L.GEN, "deictic", lang, plain) or _has(L.GEN, "deictic_det", lang, plain)
     primary, _, _ = _primary(mentions, _clauses(norm, lang), lang)
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
     definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
     if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or (
-            _has(L.GEN, "revise", lang, norm) and (deictic or definite or not fresh)) or (
+            _has(L.GEN, "revise", lang, _blank(L.GEN, "about_request", lang, norm))
+            and (deictic or definite or not fresh)) or (
             _has(L.GEN, "degree", lang, norm) and not _has(L.GEN, "create_only", lang, norm)
             and not _NEW_THING[lang].search(norm) and not _has(L.GEN, "purpose", lang, norm)):
         it.act = "revise"
@@ -782,6 +786,23 @@ def _bundle_res(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str], re.
             re.compile("|".join(f"(?:{L.BUNDLE_INSIDE[lg]})" for lg in langs)))
 
 
+def _blank(table: L.Table, concept: str, lang: str, norm: str) -> str:
+    """NORM with what CONCEPT's phrases say blanked (same length)."""
+    for m in find_all(table, concept, lang, norm):
+        norm = norm[:m.start()] + " " * (m.end() - m.start()) + norm[m.end():]
+    return norm
+
+
+def _after_lead_sequence(norm: str, lang: str) -> str:
+    """NORM without a "then"/"然后"/"потом" that opens it: that one brings in the next request of the
+    conversation ("然后帮我画一张插画"), it is no step within this one ("draw a cat, then animate it")."""
+    m = find(L.GEN, "sequence", lang, norm)
+    if m is not None and not re.sub(r"[\W_]+", "", norm[:m.start()]) or (
+            m is not None and re.fullmatch(r"\W*(?:and|а|и)\W*", norm[:m.start()])):
+        return norm[m.end():]
+    return norm
+
+
 def _goal_type(it: Intent, norm: str, lang: str, primary: _Mention | None, storyboard: bool) -> str | None:
     """None for a one-shot request; otherwise the kind of multi-step goal."""
     if storyboard:
@@ -796,7 +817,7 @@ def _goal_type(it: Intent, norm: str, lang: str, primary: _Mention | None, story
     plural_rx = compile_entries(L.PLURAL_DELIVERABLE.get(lang, ()) + L.PLURAL_DELIVERABLE["en"])
     plural = bool(primary and plural_rx and plural_rx.match(norm, primary.start))
     series = _has(L.GEN, "series", lang, norm) or plural or (it.count or 0) >= 2
-    sequence = bool(it.extra_media) or _has(L.GEN, "sequence", lang, norm)
+    sequence = bool(it.extra_media) or _has(L.GEN, "sequence", lang, _after_lead_sequence(norm, lang))
     if series or sequence:
         return _GOAL_BY_MEDIA[media] if primary else "general"
     if _has(L.GEN, "project", lang, norm):

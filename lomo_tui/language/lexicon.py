@@ -399,7 +399,8 @@ GEN: Table = {
                # redoing the piece just made: "draw it with a hat", "a version in orange", "a longer one"
                "re:\\b(?:" + alternation() + "|redraw|repaint|give)\\s+(?:it|them)\\b",
                "re:\\b(?:an?|new|different)\\s+(?:[a-z-]+\\s+)?(?:version|variant|variation|take)\\b",
-               "re:\\ban?\\s+(?:(?!(?:an)?other\\b)[a-z]+er|(?:more|less)\\s+[a-z]+)\\s+one\\b",
+               # (not a description: "this is a bigger one", "that's a tricky one")
+               "re:(?<!\\bis )(?<!'s )(?<!\\bwas )\\ban?\\s+(?:(?!(?:an)?other\\b)[a-z]+er|(?:more|less)\\s+[a-z]+)\\s+one\\b",
                "re:^\\W*(?:the\\s+)?same\\s+(?:thing\\s+|one\\s+)?but\\b", "redraw", "repaint"),
         "zh": ("换成", "改成", "改为", "改一下", "变成", "re:再来(?!一[套张个幅份组段首支款])", "重新", "重做", "得更", "得再", "去掉", "再试", "重试", "再跑一次",
                "换个", "改",
@@ -452,6 +453,12 @@ GEN: Table = {
                "re:(?<![а-я])(?:добавить|убрать|поменять|изменить|заменить|сократить|укоротить|удлинить|ускорить|"
                "замедлить|увеличить|уменьшить|перекрасить|осветлить|затемнить|исправить|переделать|поправить|"
                "подправить|сдвинуть|передвинуть|вставить|вписать|обрезать|переименовать)(?![а-я])"),
+    },
+    # Words about the request itself that look like a revision ("this is a bigger one, …"): blanked before
+    # the weak revision words are looked for
+    "about_request": {
+        "en": ("re:\\b(?:this|that|it|the next|next)\\s*(?:one\\s+)?(?:is|'s|will be)\\s+(?:a\\s+)?(?:bit\\s+)?"
+               "(?:an?\\s+)?[a-z]+(?:er)?\\s+(?:one|job|thing|project|request|ask|task)\\b",),
     },
     "revise": {
         "en": ("more", "less", "but", "too", "add", "remove", "version", "variation", "variant", "another",
@@ -933,7 +940,7 @@ SUBJECTS: Table = {
     "beer": {"en": ("beer", "brewery"), "zh": ("啤酒",), "ja": ("ビール",), "ru": ("пиво", "пива", "пивн*")},
     "yoga": {"en": ("yoga",), "zh": ("瑜伽",), "ja": ("ヨガ",), "ru": ("йога", "йоги", "йогу", "йогой")},
     "chess": {"en": ("chess",), "zh": ("象棋",), "ja": ("チェス",), "ru": ("шахмат*",)},
-    "football": {"en": ("football", "soccer"), "zh": ("足球",), "ja": ("サッカー",), "ru": ("футбол*",)},
+    "football": {"en": ("football", "soccer"), "zh": ("足球",), "ja": ("サッカー",), "ru": ("футбол", "футбола", "футболу", "футболом", "футболе", "футбольн*")},
     "marathon": {"en": ("marathon",), "zh": ("马拉松",), "ja": ("マラソン",), "ru": ("марафон*",)},
     "train": {"en": ("train", "railway"), "zh": ("火车", "列车", "地铁"), "ja": ("電車", "列車", "鉄道"),
               "ru": ("поезд*", "электричк*")},

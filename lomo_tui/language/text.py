@@ -182,6 +182,15 @@ def blank(m: re.Match[str]) -> str:
     return " " * len(m.group())
 
 
+_QUOTED = LazyRe(r"«[^»]*»|“[^”]*”|„[^“”]*[“”]|\"[^\"]*\"|「[^」]*」|『[^』]*』")
+
+
+def unquoted(text: str) -> str:
+    """TEXT with quoted words blanked (same length): «это база», "that's all folks", 「それな」 are what a piece
+    says, not words that point at a piece."""
+    return _QUOTED.sub(blank, text)
+
+
 def mask_noise(text: str) -> str:
     """Blank out URLs and file names (keeps the rest of the text in place)."""
     text = _URL_RE.sub(blank, text)

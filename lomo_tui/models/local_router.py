@@ -52,6 +52,7 @@ from ..language import (
     series_size,
     similarity,
     subject_patterns,
+    unquoted,
 )
 
 SIMPLE_ACTS = ("greeting", "thanks", "help")
@@ -443,7 +444,7 @@ def route(request: ModelRequest) -> ModelReply:
     mentions = hints.get("mentions") or {}
 
     edit = _cue(_EDIT, lang, text)
-    deictic = intent.refers_back or _cue(_DEICTIC, lang, text)
+    deictic = intent.refers_back or _cue(_DEICTIC, lang, unquoted(text))
 
     # 1. What the Main thread answers itself. A question that asks for a change to a task it names
     # ("能把茶叶包装的颜色改深一点吗？") is a follow-up, not a question.
