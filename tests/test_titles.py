@@ -1,13 +1,15 @@
 """Task titles read well in en, zh, ja and ru (language/titles.py, titles.toml): the offline Router's
 create_task title keeps the thing being made and leaves out the frame of the request — wish and request
 leads, trailing fillers, a goal head that does not fit what is made, the list after a colon, a quote left
-open, a word cut at the 60-character limit, a title that would be only a verb."""
+open, a word cut at the 60-character limit, a title that would be only a verb; a Russian title is in the nominative,
+and a message that says something else first is titled from the sentence that asks."""
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
 
+from lomo_tui.language.cases import object_nominative
 from lomo_tui.language.titles import clip
 from lomo_tui.models.base import ModelRequest
 
@@ -35,7 +37,7 @@ def title_of(text: str) -> str:
     ("海の背景画を描きたい", "海の背景画"),
     ("次：猫のイラスト", "猫のイラスト"),
     ("нужен ещё баннер для пекарни", "Баннер для пекарни"),
-    ("кстати нарисуй мне сову", "Сову"),
+    ("кстати нарисуй мне сову", "Сова"),
 ])
 def test_a_wish_or_request_lead_is_not_part_of_the_title(text: str, title: str) -> None:
     assert title_of(text) == title
@@ -77,7 +79,7 @@ def test_a_trailing_filler_is_left_out(text: str, title: str) -> None:
 
 @pytest.mark.parametrize("text,title", [
     ("design a launch campaign for our cider: poster, coaster and a 10s clip", "Launch campaign for our cider"),
-    ("запусти кампанию для нового кафе: баннеры, посты и видео", "Кампанию для нового кафе"),
+    ("запусти кампанию для нового кафе: баннеры, посты и видео", "Кампания для нового кафе"),
     ("给我的书店“慢读”做一套品牌物料：logo、书签、帆布袋", "品牌物料"),
     ("make a sticker that says 'stay weird'", "Sticker that says 'stay weird'"),
     ("ゲームのタイトルロゴ『星降る森』を作って", "ゲームのタイトルロゴ『星降る森』"),
@@ -110,9 +112,72 @@ def test_a_long_cjk_title_is_cut_to_sixty_characters_with_an_ellipsis(long: str)
 
 @pytest.mark.parametrize("text,title", [
     ("next: draw", "Image"),
-    ("然后：画", "海报系列：图片"),
+    ("然后：画", "图片"),  # a "then" that opens a message brings in one more piece, no series
     ("次は、店のインスタ用に6枚の投稿を作りたい", "店のインスタ用に6枚の投稿"),
     ("ещё: нарисуй", "Изображение"),
 ])
 def test_a_title_is_never_only_a_verb_or_a_lead(text: str, title: str) -> None:
+    assert title_of(text) == title
+
+
+@pytest.mark.parametrize("text,title", [
+    ("нарисуй сову в очках", "Сова в очках"),
+    ("нарисуй большую красную лису в лесу", "Большая красная лиса в лесу"),
+    ("Нарисуй рыжего кота на подоконнике", "Рыжий кот на подоконнике"),
+    ("нарисуй жирафа в шарфе", "Жираф в шарфе"),
+    ("сделай обложку для подкаста", "Обложка для подкаста"),
+    ("создай иллюстрацию к сказке", "Иллюстрация к сказке"),
+    ("хочу картинку с котом в космосе", "Картинка с котом в космосе"),
+    ("ещё нарисуй схему опыта с лакмусовой бумажкой для 8 класса", "Схема опыта с лакмусовой бумажкой для 8 класса"),
+    ("запусти рекламную кампанию для книжного магазина: баннеры, посты и видео",
+     "Рекламная кампания для книжного магазина"),
+])
+def test_a_russian_title_names_what_is_made_in_the_nominative(text: str, title: str) -> None:
+    assert title_of(text) == title
+
+
+@pytest.mark.parametrize("phrase,nominative", [
+    ("синюю птицу", "синяя птица"),
+    ("большую тень", "большая тень"),  # a feminine noun in -ь is its own accusative
+    ("маленького дракона", "маленький дракон"),
+    ("большого пса,", "большой пёс,"),
+    ("смешных котов", "смешные коты"),
+    ("кота-баристу", "кот-бариста"),
+    ("шапку-ушанку", "шапка-ушанка"),
+    # what no rule makes safe stays as written
+    ("другу открытку", "другу открытку"),  # a masculine dative, not a feminine accusative
+    ("слайд-шоу на 2 минуты", "слайд-шоу на 2 минуты"),  # does not decline
+    ("рыжего дома", "рыжего дома"),  # a genitive: not an animate noun the data knows
+    ("смешных открыток", "смешных открыток"),  # a genitive plural: a series of them (titles.toml)
+    ("красную", "красную"),  # no noun after the adjective
+    ("маяк на скале", "маяк на скале"),
+])
+def test_the_accusative_of_what_is_made_is_undone_only_where_the_data_makes_it_safe(phrase: str,
+                                                                                    nominative: str) -> None:
+    assert object_nominative(phrase, "ru") == nominative
+    assert object_nominative("a red fox", "en") == "a red fox"
+
+
+@pytest.mark.parametrize("text,title", [
+    ("we loved the video you made. now I need a poster for the premiere", "Poster for the premiere"),
+    ("thanks so much! next I need an illustration of a lighthouse for the book cover",
+     "Illustration of a lighthouse for the book cover"),
+    ("so my sister is getting married in june and I need invitations for her wedding", "Invitations for her wedding"),
+    ("my band plays on friday. can you make a gig poster? dark, moody, red lights", "Gig poster"),
+    ("also could we get a logo refresh? something cleaner than the old lantern one", "Logo refresh"),
+    ("我们是一家小面包店，老logo太旧了。帮我画一个带牛角包的新logo", "带牛角包的新logo"),
+    ("我们下个月开健身房！需要一张开业海报", "开业海报"),
+    ("上次的视频很好。这次需要一张首映海报", "首映海报"),
+    ("我妹妹六月结婚，需要一套婚礼请柬", "婚礼请柬系列"),
+    ("先週の動画、すごく良かったです。次はプレミア用のポスターが欲しい", "プレミア用のポスター"),
+    ("来週、友達の結婚式があります！ウェルカムボードのイラストが欲しいです", "ウェルカムボードのイラスト"),
+    ("新商品のケーキが出ます！チラシを作ってほしい。色はピンクで", "チラシ"),
+    ("うちのカフェが来週5周年です。インスタ用の短い動画が欲しい", "インスタ用の短い動画"),
+    ("мы маленькая пекарня, старый логотип устарел. нарисуй новый логотип с круассаном", "Логотип с круассаном"),
+    ("прошлый постер был перегружен. в этот раз нужен простой постер для летней ярмарки",
+     "Простой постер для летней ярмарки"),
+    ("привет. у нас кофейня в центре. сделай серию постов для инстаграма", "Серия постов для инстаграма"),
+    ("сделай листовку для распродажи. она должна быть синей и со скидкой 20%", "Листовка для распродажи"),
+])
+def test_a_title_comes_from_the_sentence_that_asks_not_the_context_around_it(text: str, title: str) -> None:
     assert title_of(text) == title

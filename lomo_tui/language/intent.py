@@ -74,13 +74,14 @@ class _Mention:
 
 
 # --- small tables ---------------------------------------------------------------------------
-_CLAUSE_SPLIT = {
+_CLAUSE_SPLIT = {  # a sentence ends a clause: "hi! we're opening a bike shop. can you make a poster?"
     "en": r"\s*(?:,?\s*\band then\b|,\s*then\b|;|\bthen\b|\bafter that\b|\bfollowed by\b|\bplus\b|"
-          r"\band also\b|\balso\b|\band (?=an?\b)|\.\s)\s*",
-    "ru": r"\s*(?:,?\s*а затем|затем|потом|после этого|а также|;|\.\s)\s*",
-    "zh": r"(?:然后|接着|之后|，再|；|。|并且|同时|再做)",
-    "ja": r"(?:それから|その後|そして|次に|。|、それに)",
+          r"\band also\b|\balso\b|\band (?=an?\b)|[.!?]\s)\s*",
+    "ru": r"\s*(?:,?\s*а затем|затем|потом|после этого|а также|;|[.!?]\s)\s*",
+    "zh": r"(?:然后|接着|之后|，再|；|。|[!?！？]|并且|同时|再做)",
+    "ja": r"(?:それから|その後|そして|次に|。|[!?！？]|、それに)",
 }
+_VERB_FIRST = frozenset({"en", "ru", "zh"})  # a request's verb comes before what it makes ("I need a poster")
 _NEW_THING = {  # a creation verb introducing something new: "make a…", "画一只…"
     "en": LazyRe(r"\b(?:" + alternation() + r"|give)(?: me| us)? (?:an?|some|one|two|three|four|five|\d+)\b"
                  r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"
@@ -213,19 +214,23 @@ def _head(mentions: list[_Mention], lang: str) -> _Mention | None:
     return next((m for m in mentions if not m.source), mentions[0])
 
 
-def _primary(mentions: list[_Mention], clauses: list[tuple[int, int]], lang: str
+def _primary(mentions: list[_Mention], clauses: list[tuple[int, int]], lang: str, norm: str
              ) -> tuple[_Mention | None, list[str], tuple[int, int]]:
-    """The main deliverable, further deliverables from later clauses, and the main clause span."""
+    """The main deliverable, further deliverables from later clauses, and the main clause span: the first clause
+    that asks for what it names ("…our old logo looks dated. draw a new logo with a croissant"), else the first
+    that names one."""
     heads = []
     for start, end in clauses:
         head = _head([m for m in mentions if start <= m.start < end], lang)
-        heads.append(((start, end), head))
-    main = next(((span, h) for span, h in heads if h and not h.source), None) \
-        or next(((span, h) for span, h in heads if h), None)
+        heads.append(((start, end), head, _has(L.GEN, "asks", lang, norm[start:end])))
+    main = next(((span, h) for span, h, asks in heads if h and not h.source and asks), None) \
+        or next(((span, h) for span, h, _ in heads if h and not h.source), None) \
+        or next(((span, h) for span, h, _ in heads if h), None)
     if main is None:
-        return None, [], clauses[0]
+        asking = next((span for span, _, asks in heads if asks), None) if len(clauses) > 1 else None
+        return None, [], asking or clauses[0]
     extras = []
-    for span, head in heads:
+    for span, head, _ in heads:
         if head and span[0] > main[0][0] and not head.source and head.media != main[1].media \
                 and head.media not in extras:
             extras.append(head.media)
@@ -324,10 +329,15 @@ def _without_constraints(norm: str, lang: str) -> str:
     return norm
 
 
-def _piece_at(norm: str, start: int, end: int, at: int) -> str:
-    """The comma-separated piece of norm[start:end] around position `at`."""
-    pieces = [(m.start(), m.end()) for m in re.finditer(r"[^,;，；、]+", norm[start:end])]
-    return next((norm[start + a:start + b] for a, b in pieces if a <= at - start < b), norm[start:end])
+def _piece_at(norm: str, start: int, end: int, at: int, lang: str) -> str:
+    """The comma-separated piece of norm[start:end] around position `at`, from the request in it where one comes
+    before `at` ("so my sister is getting married and I need invitations for her wedding" → "I need …")."""
+    pieces = [(start + m.start(), start + m.end()) for m in re.finditer(r"[^,;，；、]+", norm[start:end])]
+    a, b = next(((a, b) for a, b in pieces if a <= at < b), (start, end))
+    if lang in _VERB_FIRST:
+        asks = [m.start() for m in find_all(L.GEN, "asks", lang, norm[a:at])]
+        a += asks[-1] if asks else 0
+    return norm[a:b]
 
 
 def _nodes(norm: str) -> list[str]:
@@ -676,7 +686,7 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         return
     plain = unquoted(norm)
     deictic = _has(L.GEN, "deictic", lang, plain) or _has(L.GEN, "deictic_det", lang, plain)
-    primary, _, _ = _primary(mentions, _clauses(norm, lang), lang)
+    primary, _, _ = _primary(mentions, _clauses(norm, lang), lang, norm)
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
     definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
     if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or (
@@ -715,7 +725,7 @@ def _is_storyboard(it: Intent, norm: str, lang: str) -> bool:
 def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) -> None:
     """Media, counts, duration, subject and goal type of a request to make or revise something."""
     clauses = _clauses(norm, lang)
-    primary, extras, (c_start, c_end) = _primary(mentions, clauses, lang)
+    primary, extras, (c_start, c_end) = _primary(mentions, clauses, lang, norm)
     storyboard = _is_storyboard(it, norm, lang)
     if it.media is None:
         it.media = "document" if storyboard else (primary.media if primary else None)
@@ -741,7 +751,9 @@ def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) ->
     # else anywhere.
     for _, start, end in bundle:
         plain = plain[:start] + " " * (end - start) + plain[end:]
-    candidates = [_piece_at(plain, c_start, c_end, primary.start if primary else c_start),
+    asks = find(L.GEN, "asks", lang, plain[c_start:c_end]) if lang in _VERB_FIRST else None
+    at = primary.start if primary else c_start + (asks.start() if asks else 0)  # no deliverable: what asks
+    candidates = [_piece_at(plain, c_start, c_end, at, lang),
                   *(plain[a:b] for a, b in clauses), plain]
     if bundle:
         candidates.insert(0, re.sub(r"[,，、;；:：]", " ", plain))

@@ -623,6 +623,14 @@ GEN: Table = {
                "сделай*"),
     },
 }
+# What asks for a piece in one clause of a message: a creation verb or a wish ("we need", "这次需要", "нужны"). The
+# clause that asks holds the request, and its title ("our old logo looks dated. draw a new one with a croissant").
+GEN["asks"] = {lang: words + {
+    "en": ("we need", "we want", "we'd like", "i'm looking for", "could we get", "can we get", "can i get"),
+    "zh": ("需要", "想要"),
+    "ja": ("が欲しい", "がほしい"),
+    "ru": ("нужны", "надо", "хотим", "хотелось бы"),
+}.get(lang, ()) for lang, words in GEN["create"].items()}
 
 MEDIA: Table = {
     "image": {
@@ -986,10 +994,10 @@ SUBJECT_FILLERS = {  # politeness and request frames around any subject
         r"\b(?:new )?task\s*:", r"\b(?:use|using)\b", r"\bto (?:" + alternation() + r")\b",
     ),
     "ru": (
-        r"(?<![а-я])(?:пожалуйста|можешь|можете|мне|нам|хочу|хотелось бы|нужно|нужен|нужна|давай|ну|"
+        r"(?<![а-я])(?:пожалуйста|можешь|можете|мне|нам|хочу|хотелось бы|нужно|нужен|нужна|нужны|давай|ну|"
         r"плиз|спасибо|ломо)(?![а-я])",
     ),
-    "zh": (r"请|麻烦|帮我|帮忙|给我|替我|我想要|我想|我要|我需要|能不能|能否|可以|你能|你可以|一下|好吗|谢谢|吧|吗|呢|啊",),
+    "zh": (r"请(?!柬)|麻烦|帮我|帮忙|给我|替我|我想要|我想|我要|我需要|需要|能不能|能否|可以|你能|你可以|一下|好吗|谢谢|吧|吗|呢|啊",),
     "ja": (
         r"をください|ください|下さい|お願いします|お願い|してほしい|して欲しい|してくれますか|してくれる|"
         r"欲しい|ほしい|ちょっと|ありがとう|にして|して|します|する",

@@ -3,7 +3,8 @@
 A title starts from the words the intent reader kept (`Intent.title` for a one-shot, `Intent.subject` for a
 goal) and loses what only frames the request (titles.toml): wish and request leads ("I want", "нужен",
 "帮我", "次は"), fillers at either end ("… please", "…就行", "…を描きたい"), the list after a colon
-("Brand kit for Lowlight: logo, …"), a quote or bracket left open by a cut. It is cut at a word boundary
+("Brand kit for Lowlight: logo, …"), a quote or bracket left open by a cut; a title is a noun phrase, so what
+a creation verb made accusative is put back in the nominative ("нарисуй сову в очках" → "Сова в очках"). It is cut at a word boundary
 with an ellipsis. A goal's head ("Poster series") is kept only where it fits what is made: a set of
 stickers is a "Sticker series for …", a brand kit has no head. A title that loses every word is taken
 from the message's first sentence instead.
@@ -17,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .cases import object_nominative
 from .phrases import phrase
 from .plan import film_subject
 from .text import NUM, is_cjk, normalise
@@ -102,8 +104,9 @@ def _table(lang: str) -> _Table:
 
 # ---- the words of a title ------------------------------------------------------------------------------
 def tidy(title: str, text: str, lang: str) -> str:
-    """TITLE without what frames the request (leads, trailing fillers, the list after a colon), its quotes
-    closed as the message (TEXT) closes them."""
+    """TITLE without what frames the request (leads, trailing fillers, the list after a colon), what it makes in
+    the nominative (cases.toml: "сову в очках" → "сова в очках"), its quotes closed as the message (TEXT) closes
+    them."""
     table = _table(lang)
     title = title.strip(EDGES)
     for _ in range(3):  # a lead may uncover a trail and a colon another lead ("Quick one: a …")
@@ -115,7 +118,7 @@ def tidy(title: str, text: str, lang: str) -> str:
         title = _before_list(title, text, table).strip(EDGES)
         if title == before:
             break
-    return _closed(title, text)
+    return _closed(object_nominative(title, lang), text)
 
 
 def _before_list(title: str, text: str, table: _Table) -> str:
@@ -218,12 +221,14 @@ def _stem(word: str) -> str:
 
 def _merged(head: str, subject: str, lang: str, table: _Table) -> str | None:
     """HEAD and SUBJECT as one phrase where they share the thing ("Poster series" + "Posters for a jazz
-    night", "海报系列" + "端午节的海报") or the subject goes on from it ("Серия картинок" + "с лисой …")."""
+    night", "海报系列" + "端午节的海报") or the subject goes on from it ("Серия картинок" + "с лисой …") or into
+    it ("インスタ用の" + "短い動画")."""
     if is_cjk(lang):
         for k in range(len(head) - 1, 1, -1):
             if subject.endswith(head[:k]):
                 return subject + head[k:]
-        return None
+        # a subject that ends on a particle goes on into its head ("インスタ用の" + "短い動画")
+        return subject + head if any(subject.endswith(join) for join in table.joins) else None
     first, _, rest = subject.partition(" ")
     if any(_same_word(first, word, lang) for word in head.split() if len(word) > 2):
         return f"{head} {rest}".strip()
