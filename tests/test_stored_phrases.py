@@ -125,6 +125,24 @@ async def test_a_node_whose_job_ran_past_its_deadline_says_so_in_the_tasks_langu
     assert node["error_text"] == DEADLINE[lang]
 
 
+def test_a_node_row_keeps_catalogue_text_as_its_catalogue_form_and_a_providers_words_verbatim() -> None:
+    from types import SimpleNamespace
+
+    from lomo_tui.errors import Phrase, column_text, column_value
+    from lomo_tui.production.engine import _job_error
+
+    silent = SimpleNamespace(id="job-1", error="", status="cancelled")  # a job that ended and said nothing
+    stored = column_text(_job_error(silent, {}))
+    assert stored is not None and "the job" not in stored  # the row keeps its key, not English
+    loaded = column_value(stored)
+    assert isinstance(loaded, Phrase) and loaded == "the job was cancelled"
+    assert worded(loaded, "ja") == "ジョブは取り消されました"
+    provider = SimpleNamespace(id="job-2", error='{"key": "moderation", "detail": "blocked"}', status="failed")
+    assert column_value(column_text(_job_error(provider, {}))) == provider.error  # a provider's words, as they came
+    old = "the creator stopped the graph at this review"  # a row from before: its English, as it was stored
+    assert column_value(old) == old
+
+
 # ---- memories ------------------------------------------------------------------------------------------------
 async def test_a_memorys_source_in_the_main_thread_and_the_creator_scope_are_data_not_english(lomo: LomoEnv) -> None:
     rt = Runtime(lomo.settings(model="lomo/local"))
@@ -158,4 +176,4 @@ async def test_the_chinese_memory_view_names_the_main_thread_zhuxian(tmp_path: P
                                   and app.screen, what="the memory view")
         detail = str(screen.query_one("#memory-detail").render())  # the brand fact, said in the main thread
         assert "“Our brand colour is teal.”" in detail and "主线 · 09:41" in detail, detail
-        assert "Main" not in detail, detail
+        assert "Main" not in detail and "说过" in detail and "事实" in detail, detail  # its role and kind too
