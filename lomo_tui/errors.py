@@ -5,6 +5,7 @@ a card) words it in the reader's language with `exc.text(lang)`; `str(exc)` is t
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -91,6 +92,32 @@ def _loaded(value: Any) -> Any:
     if isinstance(value, list):
         return [_loaded(v) for v in value]
     return Said.load(value) or value
+
+
+def column_text(value: Any) -> str | None:
+    """VALUE for a text column that `column_value` reads back: a `Said` or `Phrase` as the JSON of its stored form
+    (worded when it is read), any other text as it is (a provider's words, verbatim)."""
+    if isinstance(value, Phrase):
+        value = value.said
+    if isinstance(value, Said):
+        return json.dumps(value.stored(), ensure_ascii=False, sort_keys=True)
+    return None if value is None else str(value)
+
+
+def column_value(text: str | None) -> str | None:
+    """What `column_text` wrote: a `Phrase` (its English for the model, its catalogue form for the creator) for a
+    stored catalogue text, else the text as it is (an old row's words, a provider's)."""
+    if not text or not text.startswith('{"'):
+        return text
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return text
+    said = Said.load(loaded) if isinstance(loaded, dict) and set(loaded) == {"key", "fields"} else None
+    try:
+        return Phrase(said) if said is not None else text
+    except KeyError:  # a key this Lomo's catalogue lacks (a row from another version): the stored text
+        return text
 
 
 def shown(text: Any, said: Any, lang: str) -> str:

@@ -125,11 +125,11 @@ async def test_entries_carry_each_versions_sources_with_the_creators_words(rt: R
     async with rt.db.read() as conn:
         entries = await actions.memory_entries(conn)
     first = entries[0]
-    assert first.id == memory_id and first.version == 2 and first.stated and first.scope_title == "you"
+    assert first.id == memory_id and first.version == 2 and first.stated and first.scope_title is None
     sources = first.sources[first.version_id]
     assert [(x.role, x.text) for x in sources] == [("origin", "I usually like muted colours."),
                                                    ("refine", "I usually like muted colours, never neon.")]
-    assert sources[0].message_id == origin and sources[0].task_title == "Main"
+    assert sources[0].message_id == origin and sources[0].task_title is None and sources[0].main
     rule = next(e for e in entries if e.kind == "constraint")
     assert rule.sources[rule.version_id][0].task_title == "Poster"
 

@@ -38,10 +38,15 @@ class Source:
     role: str  # origin | refine | confirm
     text: str
     task_id: str | None
-    task_title: str
+    task_title: str | None  # None: said in the main thread (whoever shows it names it in the reader's language)
     at: float
     eligible: bool
     in_view: bool = False  # an edit or a confirmation made in the memory view (not a message)
+
+    @property
+    def main(self) -> bool:
+        """Whether it was said in the main thread."""
+        return self.task_title is None
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,8 @@ class MemoryEntry:
     kind: str
     scope: str
     scope_ref: str | None
-    scope_title: str
+    scope_title: str | None  # the task's title; None for the creator's scope and for the main thread (worded by
+    # whoever shows it, in the reader's language)
     stated: bool
     version: int
     version_id: str
@@ -75,11 +81,15 @@ async def memory_entries(conn: Any) -> list[MemoryEntry]:
             evidence[e.id] = e
     task_ids = sorted({e.task_id for e in evidence.values() if e.task_id}
                       | {r["scope_ref"] for r in every if r["scope_ref"]})
-    titles: dict[str, str] = {}
+    titles: dict[str, str] = {}  # tasks by title; the main thread has none here (its name is the reader's word)
+    mains: set[str] = set()
     if task_ids:
         for t in (await conn.execute(select(s.tasks.c.id, s.tasks.c.title, s.tasks.c.kind).where(
                 s.tasks.c.id.in_(task_ids)))).all():
-            titles[t.id] = "Main" if t.kind == "main" else t.title
+            if t.kind == "main":
+                mains.add(t.id)
+            else:
+                titles[t.id] = t.title
     updated = dict((await conn.execute(select(s.memories.c.id, s.memories.c.updated_at))).all())
     out = []
     for memory_id, versions in by_memory.items():
@@ -92,7 +102,7 @@ async def memory_entries(conn: Any) -> list[MemoryEntry]:
             sources[v["version_id"]] = [
                 Source(e["message_id"], e["role"], evidence[e["message_id"]].text if e["message_id"] in evidence else "",
                        getattr(evidence.get(e["message_id"]), "task_id", None),
-                       titles.get(getattr(evidence.get(e["message_id"]), "task_id", None) or "", "Main"),
+                       titles.get(getattr(evidence.get(e["message_id"]), "task_id", None) or ""),
                        float(getattr(evidence.get(e["message_id"]), "created_at", 0) or 0),
                        bool(getattr(evidence.get(e["message_id"]), "eligible", False)),
                        e["message_id"].startswith(VIEW_PREFIX + "-"))
@@ -100,7 +110,8 @@ async def memory_entries(conn: Any) -> list[MemoryEntry]:
         scope_ref = current["scope_ref"]
         out.append(MemoryEntry(
             id=memory_id, kind=current["kind"], scope=current["scope"], scope_ref=scope_ref,
-            scope_title="you" if current["scope"] == "creator" else titles.get(scope_ref or "", scope_ref or ""),
+            scope_title=None if current["scope"] == "creator" or scope_ref in mains
+            else titles.get(scope_ref or "", scope_ref or ""),
             stated=current["stated"], version=current["version"], version_id=current["version_id"],
             text=current["text"], updated_at=float(updated.get(memory_id) or 0), versions=versions,
             sources=sources))

@@ -32,12 +32,14 @@ from typing import Any
 from sqlalchemy import insert, or_, select, update
 
 from .. import clock
+from ..errors import Said, column_text
 from ..governance.budget import check_spend, hold_spending, plan_why
 from ..governance.gates import open_gate
 from ..language import message
 from ..store import schema as s
 from ..studio.prices import quote, simulated_latency
 from ..studio.results import keep as keep_result, kept
+from ..studio.words import error_saids, job_said
 from ..workspace.errors import WorkspaceError
 from ..workspace.flows import parse_flow
 from .graph import ASSEMBLY, CLIP, KEY_FRAME, REVIEW, SOUND, STUDIO_KIND, Graph, as_graph
@@ -113,6 +115,12 @@ async def _upsert(conn: Any, workspace: str, graph_path: str, node_id: str, type
         values.setdefault("status", "planned")
         await conn.execute(insert(s.production_nodes).values(workspace=workspace, graph=graph_path, node_id=node_id,
                                                              type=type_, **values))
+
+
+def _job_error(job: Any, saids: dict[str, Said]) -> Said | str:
+    """Why the node of a job that ended badly failed: the studio's own words as catalogue text, a provider's words
+    as they are, or the job's end (`production_error.job_<status>`) where it said nothing."""
+    return job_said(job, saids) or job.error or Said(f"production_error.job_{job.status}")
 
 
 class Engine:
@@ -221,6 +229,7 @@ class Engine:
         async with self.rt.db.read() as conn:
             jobs = (await conn.execute(select(s.jobs).where(s.jobs.c.id.in_(list(running))))).all()
         changes: list[tuple[Any, dict[str, Any]]] = []
+        saids: dict[str, Said] | None = None
         for job in jobs:
             record = running[job.id]
             if job.status == "submitting" and job.provider_job_id is None and studio.provider.local:
@@ -228,7 +237,10 @@ class Engine:
             if job.status == "done":
                 changes.append((record, dict(status="done", artifact=job.artifact_path, error=None)))
             elif job.status in SETTLED_BAD:
-                changes.append((record, dict(status="failed", error=job.error or f"the job {job.status}")))
+                if saids is None:  # the catalogue form of the studio's own words, read once for all of them
+                    async with self.rt.db.read() as conn:
+                        saids = await error_saids(conn, {j.task_id for j in jobs})
+                changes.append((record, dict(status="failed", error=column_text(_job_error(job, saids)))))
         if not changes:
             return records
         async with self.rt.db.write(durable=False) as conn:  # derived from the job rows: redone after a crash
@@ -555,7 +567,7 @@ class Engine:
         # an approved card that still leaves an excess was for less than is needed now: a new card for the rest
         dedupe = f"{base}:{len(asked) - 1 if asked and asked[-1].status == 'pending' else len(asked)}"
         lang, currency = await self.language(), self.rt.budget.currency
-        nodes = describe(states, cause)
+        nodes = describe(states, cause, lang)
         money = {"amount": f"{excess:.2f}", "currency": currency, "plan": f"{budget:.2f}", "nodes": nodes,
                  "graph": self.path}
         question = message("production.beyond_question", lang, **money)
@@ -599,7 +611,7 @@ class Engine:
         return round(budget, 2), round(spent, 2)
 
     async def _hold(self, states: dict[str, NodeState], held: set[str]) -> None:
-        why = message("production.declined_node", await self.language())
+        why = Said("production.declined_node").phrase()
         for node_id in held & states.keys():
             if states[node_id].state in TO_RUN or states[node_id].state == "waiting":
                 states[node_id].error = why
@@ -725,5 +737,5 @@ class Engine:
                 return Progress(graph, states, gate=gate.id)
             status = "done" if gate.status == "approved" else "declined"
             await _upsert(conn, self.ws, self.path, st.id, st.type, key=st.key, status=status, task_id=self.ctx.task_id,
-                          error=None if status == "done" else "the creator stopped the graph at this review")
+                          error=None if status == "done" else column_text(Said("production_error.review_stopped")))
         return st.id

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..errors import LomoError, Said
+from ..errors import LomoError, Said, worded
 
 from ..store import schema as s
 from ..workspace.errors import FlowError
@@ -19,11 +19,14 @@ from .state import evaluate, summary
 
 async def graph_states(db: Any, task_id: str) -> list[dict[str, Any]]:
     """Each graph TASK_ID ran: its nodes with type, state (waiting/ready/running/done/stale/failed/skipped), key,
-    result, job and how often it was made; read from the flow and the files as they are now."""
+    result, job and how often it was made; read from the flow and the files as they are now. An `error` (a node's,
+    or the graph's when it cannot be read) is a `Phrase` where Lomo worded it (English in JSON, any language with
+    `worded`), a provider's words as they are; `error_text` says it in the task's language."""
     try:
         async with db.read() as conn:
             rows = (await conn.execute(select(s.production_nodes.c.workspace, s.production_nodes.c.graph).where(
                 s.production_nodes.c.task_id == task_id).distinct())).all()
+            lang = (await conn.execute(select(s.tasks.c.language).where(s.tasks.c.id == task_id))).scalar() or "en"
     except (SQLAlchemyError, LomoError) as exc:  # a database from before production graphs (not migrated yet)
         if "production_nodes" not in str(exc):
             raise
@@ -36,7 +39,8 @@ async def graph_states(db: Any, task_id: str) -> list[dict[str, Any]]:
             graph = as_graph(parse_flow((root / graph_path).read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, FlowError, GraphError) as exc:
             detail = getattr(exc, "said_as", None) or str(exc)  # a FlowError's or GraphError's catalogue form
-            out.append(dict(entry, error=Said("wording.graph_unreadable", {"detail": detail}).phrase(), nodes=[]))
+            error = Said("wording.graph_unreadable", {"detail": detail}).phrase()
+            out.append(dict(entry, error=error, error_text=worded(error, lang), nodes=[]))
             continue
         records = await load_records(db, workspace, graph_path)
         states = evaluate(graph, records, root, graph_path)
@@ -44,7 +48,7 @@ async def graph_states(db: Any, task_id: str) -> list[dict[str, Any]]:
                            "key": st.key[:16] if st.key else None, "result": st.artifact,
                            "job_id": st.record.job_id if st.record is not None else None,
                            "runs": st.record.runs if st.record is not None else 0, "error": st.error,
-                           "missing": st.missing}
+                           "error_text": worded(st.error, lang) if st.error else None, "missing": st.missing}
                           for st in states.values()]
         entry["summary"] = summary(states)
         out.append(entry)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import Said
+from ..errors import Said, column_value
+from ..language import message
 from .graph import BRIEF, CLIP, KEY_FRAME, SOURCES, STORYBOARD, Graph, Shot, parse_storyboard
 
 TO_RUN = ("ready", "stale")
@@ -40,7 +41,7 @@ class NodeState:
     outputs: dict[str, Value] = field(default_factory=dict)  # by output port (done sources and results)
     artifact: str | None = None
     record: Any = None
-    error: str | None = None
+    error: str | None = None  # a `Phrase` (English; worded in the reader's language) or a provider's own words
     missing: bool = False  # stale because its result file is gone (the creator deleted it): made or restored again
 
 
@@ -194,7 +195,7 @@ def evaluate(graph: Graph, records: Mapping[str, Any], root: Path, graph_path: s
                 state.state = "failed"
             continue
         state.state = {"done": "done", "running": "running"}.get(record.status, "failed")
-        state.error = record.error if state.state == "failed" else None
+        state.error = column_value(record.error) if state.state == "failed" else None  # a `Phrase` or verbatim
         if state.state == "done" and not record.artifact:  # a review: it passes its key on
             state.outputs = {"out": Value(f"{node.type}:{state.key}", None)}
         elif state.state == "done":
@@ -219,10 +220,13 @@ def summary(states: Mapping[str, NodeState]) -> dict[str, int]:
     return out
 
 
-def describe(states: Mapping[str, NodeState], ids: list[str]) -> str:
-    """``"shot2_frame, shot2 and cut"``."""
+def describe(states: Mapping[str, NodeState], ids: list[str], lang: str = "en") -> str:
+    """``"shot2_frame, shot2 and cut"`` in LANG (a card's words: its task's language)."""
     names = [i for i in ids if i in states]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else "nothing"
+    if len(names) < 2:
+        return names[0] if names else message("production_error.no_nodes", lang)
+    return message("production_error.nodes_and", lang, nodes=message("reply.list_sep", lang).join(names[:-1]),
+                   last=names[-1])
 
 
 __all__ = ["NodeState", "Value", "evaluate", "node_key", "summary", "TO_RUN", "shot_of", "CLIP", "KEY_FRAME",

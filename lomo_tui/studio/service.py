@@ -139,13 +139,12 @@ class Studio:
 
     async def error_said(self, job: Any) -> Said | None:
         """JOB's error as catalogue text (None when it has none, or its row's words changed since)."""
-        from .words import error_saids
+        from .words import error_saids, job_said
 
         if job.task_id is None or not job.error:
             return None
         async with self.host.db.read() as conn:
-            words = (await error_saids(conn, [job.task_id])).get(job.id)
-        return words if words is not None and words.text("en") == job.error else None
+            return job_said(job, await error_saids(conn, [job.task_id]))
 
     def deadline(self, kind: str, params: dict[str, Any], expected: float) -> float:
         """When an unresolved job is given up and refunded: `[studio] deadline_seconds` for real providers,

@@ -28,13 +28,19 @@ async def error_saids(conn: Any, task_ids: Iterable[str]) -> dict[str, Said]:
     return out
 
 
+def job_said(job: Any, saids: dict[str, Said]) -> Said | None:
+    """JOB's error as catalogue text (from SAIDS, `error_saids`) while it still says what the row says; None for
+    a provider's own words, or a row whose words changed since."""
+    said = saids.get(job.id)
+    if said is None or not job.error:
+        return None
+    try:
+        return said if said.text("en") == job.error else None
+    except KeyError:  # a key this Lomo's catalogue lacks
+        return None
+
+
 def job_error(job: Any, saids: dict[str, Said], lang: str) -> str:
     """JOB's error in LANG: its catalogue form when it still says what the row says, else the row's words."""
-    said = saids.get(job.id)
-    if said is None or job.error is None:
-        return job.error or ""
-    try:
-        same = said.text("en") == job.error
-    except KeyError:
-        same = False
-    return shown(job.error, said, lang) if same else job.error
+    said = job_said(job, saids)
+    return shown(job.error, said, lang) if said is not None else job.error or ""

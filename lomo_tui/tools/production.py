@@ -125,7 +125,9 @@ def register_graph(reg: Registry) -> None:
             return Suspend("any", progress.jobs[0], "waiting_job", refs=tuple(progress.jobs))
         states = progress.states
         if progress.failed:
-            reasons = "; ".join(f"{i}: {states[i].error or 'failed'}" for i in progress.failed[:4])
+            reasons = [Said("production_error.node_reason", {"node": i, "why": states[i].error
+                                                               or Said("production_error.node_failed")})
+                       for i in progress.failed[:4]]  # joined the reader's way (`said.list`: "; " in English)
             raise ToolError.said("graph_stopped", kind="graph_failed", reasons=reasons)
         cut = next((st.artifact for st in states.values() if st.type == "assembly" and st.artifact), None)
         return {"graph": engine.path, "status": "done", "film": cut,

@@ -22,19 +22,24 @@ from ...errors import LomoError
 from ...memory.actions import CONFIRMED_TEXT, MemoryEntry, Source
 from .. import keys
 from ..actions import friendly
-from ..strings import text
+from ..strings import has, text
 from ..widgets.composer import Composer, TypesIntoComposer, redirect_letters
 from ..widgets.header import HeaderBar
 from ..widgets.footer import KeyFooter
 
 NARROW = 100
-ROLE_LABEL = {"origin": "said", "refine": "refined", "confirm": "confirmed"}
+
+
+def _word(group: str, value: str) -> str:
+    """A role, kind or scope in the creator's language (`tui_memory_words.<group>_<value>`), else as stored."""
+    return text(f"memory_words.{group}_{value}") if has(f"memory_words.{group}_{value}") else value
 
 
 def scope_words(entry: MemoryEntry) -> str:
     if entry.scope == "creator":
         return text("memory.scope_creator")
-    return text("memory.scope_task", scope=entry.scope, title=entry.scope_title or entry.scope_ref or "")
+    title = text("context.main") if entry.scope_title is None else entry.scope_title  # None: the main thread
+    return text("memory.scope_task", scope=_word("scope", entry.scope), title=title)
 
 
 def said_words(entry: MemoryEntry) -> str:
@@ -44,21 +49,22 @@ def said_words(entry: MemoryEntry) -> str:
 def entry_prompt(entry: MemoryEntry) -> Content:
     """Two lines in the list: the memory, then its scope, who said it, its version and how many sources."""
     count = len(entry.sources.get(entry.version_id, []))
-    first = Content.from_markup("[b]$kind[/] $body", kind=entry.kind.ljust(10), body=entry.text)
+    first = Content.from_markup("[b]$kind[/] $body", kind=_word("kind", entry.kind).ljust(10), body=entry.text)
     facts = [scope_words(entry), said_words(entry), f"v{entry.version}",
-             f"{count} source" + ("" if count == 1 else "s")]
+             text("memory_words.sources_one" if count == 1 else "memory_words.sources", n=count)]
     return Content("\n").join([first, Content.from_markup("[$text-muted]$pad$f[/]", pad=" " * 11,
                                                            f=" · ".join(facts))])
 
 
 def source_line(source: Source, clock: Any) -> Content:
     when = clock(source.at) if source.at else ""
-    role = ROLE_LABEL.get(source.role, source.role)
+    role = _word("role", source.role)
     if source.in_view and source.text == CONFIRMED_TEXT:
         words, where = Content.from_markup("[i]$w[/]", w=text("memory.confirmed_here")), ""
     else:
         words = Content.from_markup("“$w”", w=source.text) if source.text else Content(text("memory.no_text"))
-        where = text("memory.edited_here") if source.in_view else source.task_title
+        where = text("memory.edited_here") if source.in_view else text("context.main") if source.main \
+            else source.task_title
     meta = " · ".join(p for p in (where, when) if p)
     gone = "" if source.eligible else " " + text("memory.revoked")
     return Content.from_markup("  [b]$role[/] ", role=role.ljust(9)) + words + Content.from_markup(
@@ -69,7 +75,7 @@ def detail_content(entry: MemoryEntry | None, clock: Any) -> Content:
     if entry is None:
         return Content.from_markup("[$text-muted]$t[/]", t=text("memory.empty"))
     earlier = len(entry.versions) - 1
-    facts = [entry.kind, scope_words(entry), said_words(entry), text("memory.version", n=entry.version)
+    facts = [_word("kind", entry.kind), scope_words(entry), said_words(entry), text("memory.version", n=entry.version)
              + (text("memory.earlier", n=earlier) if earlier else "")]
     lines = [Content.from_markup("[b]$t[/]", t=entry.text),
              Content.from_markup("[$text-muted]$f[/]", f=" · ".join(facts)), Content(""),

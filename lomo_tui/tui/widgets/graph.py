@@ -26,15 +26,15 @@ STATE_MARK = {"done": "[$success]●[/]", "running": "[$primary]◔[/]", "ready"
 
 
 def node_line(node: dict[str, Any], lang: str = "en") -> Content:
-    """One node: its id, type, state (in LANG), key and how often it was made."""
+    """One node: its id, type, state (in LANG), key, how often it was made, and why it failed or waits (in LANG)."""
     key = node.get("key") or "—"
     line = (f"{STATE_MARK.get(node['state'], '?')} [b]$id[/] [$text-muted]$type · $state · $key"
-            + (" · $runs×" if node.get("runs") else "") + "[/]")
+            + (" · $runs×" if node.get("runs") else "") + (" — $why" if node.get("error") else "") + "[/]")
     state = text(f"task.node_{node['state']}", lang) if has(f"task.node_{node['state']}") else node["state"]
     if node.get("missing"):
         state = text("task.node_missing", lang, state=state)
     return Content.from_markup(line, id=node["id"], type=node["type"], state=state, key=key[:8],
-                               runs=str(node.get("runs", 0)))
+                               runs=str(node.get("runs", 0)), why=str(worded(node.get("error") or "", lang)))
 
 
 class GraphList(OptionList):
