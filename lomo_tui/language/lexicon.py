@@ -751,17 +751,19 @@ DELIVERABLES = {
            "wallpaper", "sketch", "banner", "cover", "card", "slide", "keyframe", "sticker",
            "character", "thumbnail", "jingle", "loop", "animation", "page", "flyer", "avatar",
            "variant", "take", "idea", "mockup", "postcard", "invitation", "label", "emoji", "gif", "meme",
-           "badge", "layout", "mascot", "tile", "emote", "headshot", "portrait"),
+           "badge", "layout", "mascot", "tile", "emote", "headshot", "portrait", "vignette", "token", "plate",
+           "print", "post", "spread", "coaster", "magnet", "pin", "patch", "bookmark"),
     "ru": ("постер*", "плакат*", "картин*", "изображен*", "иллюстрац*", "фото*", "вариант*", "верси*",
            "кадр*", "сцен*", "шот*", "ролик*", "видео*", "клип*", "песн*", "трек*", "мелоди*",
            "логотип*", "иконк*", "обложк*", "модел*", "эскиз*", "афиш*", "рисун*", "баннер*", "арт*",
            "слайд*", "персонаж*", "идеи", "идей", "стикер*", "наклейк*", "визитк*", "открытк*", "листовк*",
            "флаер*", "макет*", "страниц*", "значк*", "эмблем*", "аватар*", "гифк*", "мем*", "эмодзи",
-           "приглашени*", "этикет*", "портрет*", "маскот*", "талисман*"),
+           "приглашени*", "этикет*", "портрет*", "маскот*", "талисман*", "штук*", "пост*", "магнит*",
+           "закладк*"),
 }
 CJK_COUNTERS = {  # counters that count deliverables (not 只/匹: "三只猫" is one picture of three cats)
-    "zh": ("张", "幅", "份", "段", "首", "部", "款", "版", "条", "帧", "篇", "集", "镜", "支", "个"),
-    "ja": ("枚", "本", "つ", "個", "曲", "点", "案", "カット", "ショット", "コマ", "シーン", "種類", "パターン"),
+    "zh": ("张", "幅", "份", "段", "首", "部", "款", "版", "条", "帧", "篇", "集", "镜", "支", "个", "页", "頁"),
+    "ja": ("枚", "本", "つ", "個", "曲", "点", "案", "カット", "ショット", "コマ", "シーン", "種類", "パターン", "ページ"),
 }
 PLURAL_DELIVERABLE = {  # a plural deliverable noun asks for a series
     "en": ("re:\\b(?:posters|images|pictures|pics|photos|illustrations|drawings|paintings|icons|"

@@ -388,6 +388,7 @@ def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
             re.compile(rf"(?<![{_LETTER}.])({NUM[lang]})(?![\s-]*(?:{unit})(?![{letters}]))(?:[\s-]+[{letters}-]+){{0,3}}?[\s-]+"
                        rf"(?:{_deliverable_alt(lang)})(?![{letters}])"),
             re.compile(rf"(?:{series})\s+{of}\s+({NUM[lang]})(?![{_LETTER}])"),
+            *((re.compile(rf"(?<![а-я])штук\w*\s+({NUM[lang]})(?![{_LETTER}])"),) if lang == "ru" else ()),  # "штук пять"
         )
     counters = _alternation(list(CJK_COUNTERS[lang]))
     native = f"|({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""

@@ -37,6 +37,7 @@ from ..language import (
     detect_language,
     other_thing,
     film_subject,
+    find_files,
     find_reference,
     is_generic,
     kana_words,
@@ -384,13 +385,18 @@ _OUTPUT_BEFORE = cue_table("output_before")
 _OUTPUT_AFTER = cue_table("output_after")
 
 
+_LISTED_NAME = re.compile(r"[^\s,，、;；]+\.[a-z0-9]{2,5}(?=[\s,，、;；]|$)")
+
+
 def _names_output(text: str, name: str, lang: str) -> bool:
     """Does TEXT mention the file NAME as something to write ("save it as final.png", "write notes.md",
     "保存为 cover.png", "summary.md を作成して", "сохрани как итог.png")?"""
     at = text.find(name)
     if at < 0:
         return False
-    before, after = matchable(text[max(0, at - 60):at]), matchable(text[at + len(name):at + len(name) + 20])
+    # names listed before this one count as words ("name them token_wood.png, token_stone.png etc")
+    before = _LISTED_NAME.sub("file", matchable(text[max(0, at - 80):at]))
+    after = matchable(text[at + len(name):at + len(name) + 20])
     langs = dict.fromkeys((lang, "en"))
     return any(re.search(_OUTPUT_BEFORE[lg], before) for lg in langs if lg in _OUTPUT_BEFORE) or \
         any(re.search(_OUTPUT_AFTER[lg], after) for lg in langs if lg in _OUTPUT_AFTER)
@@ -607,11 +613,28 @@ def _claim_requested(cands: list[Candidate], absent: list[str]) -> list[str]:
     for name in absent:
         key = normalise(name).strip("./")
         owners = [c for c in cands if c.usable and key and key in matchable(f"{c.title}\n{c.goal}")]
+        if not owners:  # "token_glass.png" of a task asked for "token_wood.png, token_stone.png etc" (and glass)
+            owners = [c for c in cands if c.usable and _in_pattern(key, c.goal)]
         if len(owners) == 1:
             owners[0].file_match = True
         else:
             out.append(name)
     return out
+
+
+_NAME_PARTS = re.compile(r"^(.*?[_\-])([^_\-]+)\.(\w+)$")
+
+
+def _in_pattern(name: str, goal: str) -> bool:
+    """Does NAME follow the pattern of file names GOAL asks for ("token_glass.png" beside "token_wood.png,
+    token_stone.png etc"), with its own part ("glass") among the goal's words?"""
+    m = _NAME_PARTS.match(name.rsplit("/", 1)[-1])
+    if m is None:
+        return False
+    prefix, part, ext = m.groups()
+    asked = [_NAME_PARTS.match(normalise(f).rsplit("/", 1)[-1]) for f in find_files(goal)]
+    return any(a is not None and a.group(1) == prefix and a.group(3) == ext for a in asked) \
+        and bool(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", matchable(goal)))
 
 
 _PURPOSE = {"en": re.compile(r"\b(?:for|about)\s+(.+)$"), "ru": re.compile(r"(?<![а-я])(?:для|про)\s+(.+)$")}
@@ -817,7 +840,8 @@ def _duplicates(cands: list[Candidate], text: str, act: str = "goal",
         if _other_thing(c, intent):
             continue
         target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
-        value = similarity(text, target)
+        # the goal alone is what the creator asked for: a title in other words must not hide the same ask
+        value = max(similarity(text, target), similarity(text, c.goal) if c.goal else 0.0)
         seen.append({"id": c.id, "similarity": _places(value)})
         if value >= cut:
             found.append((c, value))
@@ -840,7 +864,19 @@ def _strong(c: Candidate, text: str) -> bool:
     """Evidence that names candidate C itself, not a word it happens to share: a file, route memory, its
     whole title, the deliverable it makes, or more than one distinctive word."""
     return c.file_match or c.memory > 0 or bool(c.kind_match) or _titled(c.title, matchable(text)) \
-        or c.distinct >= 1.5
+        or c.distinct >= 1.5 or _head_named(c, text)
+
+
+_DEFINITE_HEAD = re.compile(r"\b(?:the|this|that|our|my|your)\s+((?:[\w'&-]+\s+){0,2}[\w'-]+)")
+
+
+def _head_named(c: Candidate, text: str) -> bool:
+    """"the monogram looks great, can you export it …": the message names, with a definite article, the thing
+    the task's title ends on ("P&T monogram"), a word no generic one — the pronoun after it is that thing."""
+    head = keywords(c.title)[-1:] if detect_language(c.title) == "en" else []
+    if not head or generic(head[0]):
+        return False
+    return any(head[0] in keywords(m.group(1)) for m in _DEFINITE_HEAD.finditer(matchable(text)))
 
 
 PIECE_MEDIA = frozenset({"image", "video", "audio", "3d"})
@@ -920,7 +956,9 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         # … not the value it changes something to ("メニュー表のデザート、チョコケーキに変えて": no cake task)
         wanted = _without(matchable(text), _value_spans(matchable(text), lang))
         about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
-        overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)]
+        overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
+                   and (c.distinct > 0 or c.kind_match or not pronoun)]  # "a square version of it": not a task
+        # that only shares "version" (one whose deliverable the message names stays: "the third ticket … simplify it")
         if len(overlap) == 1:
             return _send(overlap[0])
         ranked = _by_evidence(overlap)
