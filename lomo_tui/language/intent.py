@@ -87,7 +87,7 @@ _NEW_THING = {  # a creation verb introducing something new: "make a…", "画�
                  r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"
                  r"|^\W*(?:ok\s+|oh\s+|and\s+)?(?:one more|another one)(?: thing)?\s*[:—–-]\s*(?:an?|another|some|\d+)\b"),
     "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
-    "ja": LazyRe(r"新しい|別の"),
+    "ja": LazyRe(r"新しい|別の|も(?:ほしい|欲しい|お願いしたい|作りたい|作ってほしい|作って欲しい)"),
     "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"
                  r"(?:нуж(?:ен|на|ны)|сделай|нарисуй|создай|сгенерируй|придумай|напиши|хочу|давай)(?![а-я])"),
 }
@@ -521,11 +521,15 @@ _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|�
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
 
+_ALTERNATIVE = LazyRe(r"[?？]\s*(?:还是|或者|或是|抑或|or|или|либо|それとも)")
+
+
 def _open_question(norm: str, lang: str) -> bool:
     """A sentence that ends as a question and holds an interrogative word anywhere ("短片一般多长比较合适？",
     "蓝色和什么颜色搭配好看？", "カフェラテとカプチーノの違いは何ですか？") asks for information — unless it is
     a polite request or asks for a change or a creation ("能把海报调亮一点吗？", "can you make it bluer?")."""
-    ends = re.search(r"[?？]\s*$", norm) or (lang == "zh" and (re.search(r"[吗呢]\s*$", norm)
+    # "…的时候加的吗？还是发酵的时候": a question, then its other alternative
+    ends = re.search(r"[?？]\s*$", norm) or _ALTERNATIVE.search(norm) or (lang == "zh" and (re.search(r"[吗呢]\s*$", norm)
                                                           or _ZH_ASKS_AT_END.search(norm))) \
         or (lang == "ja" and _JA_WONDERS.search(norm))
     if not ends or not _has(L.QUESTION, "open", lang, norm):

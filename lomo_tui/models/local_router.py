@@ -98,6 +98,7 @@ def _listed_pieces(text: str, lang: str) -> bool:
     return next(naming, None) is not None and next(naming, None) is not None
 
 
+_SERIES_NEXT = cue_table("series_next")  # the next piece of a series by its position: "a sixth fern plate"
 _MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
 
 
@@ -502,7 +503,8 @@ def route(request: ModelRequest) -> ModelReply:
     sequence = intent.act in ("one_shot", "goal") and (_cue(_SEQUENCE, lang, text) or intent.output in outputs)
     fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
-    more = _cue(_MORE, lang, text)
+    series_next = _cue(_SERIES_NEXT, lang, text)
+    more = _cue(_MORE, lang, text) or series_next
     best = _best(cands)
     tied = _tied(cands)
     if intent.act == "one_shot" and not edit and not _cue(_SINGLE, lang, text) and (
@@ -540,8 +542,12 @@ def route(request: ModelRequest) -> ModelReply:
 
     # 4. A one-shot: new, unless it clearly continues a task in view (or repeats a persistent one).
     if intent.act == "one_shot":
-        if best is not None and (not fresh or (more and reference)):
+        if best is not None and (not fresh or (more and (reference or series_next))):
             return _send(best)
+        if best is None and series_next:  # "a sixth fern plate": the series its words name, if one stands out
+            ranked = [c for c in _by_evidence(cands) if c.usable and c.evidence > 0]
+            if ranked and (len(ranked) == 1 or ranked[0].evidence - ranked[1].evidence >= TIE):
+                return _send(ranked[0])
         if tied and not fresh:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
@@ -640,6 +646,9 @@ def _in_pattern(name: str, goal: str) -> bool:
 _PURPOSE = {"en": re.compile(r"\b(?:for|about)\s+(.+)$"), "ru": re.compile(r"(?<![а-я])(?:для|про)\s+(.+)$")}
 
 
+_ABOUT_RU = re.compile(r"(?<![а-я])(?:о|об|обо|про)\s+(.+)$")
+
+
 def _distinctive(text: str) -> set[str]:
     return {w for w in _content(text)[0] if not generic(w) and not (len(w) == 1 and w >= "\u3040")}
 
@@ -657,6 +666,9 @@ def _new_subject(c: Candidate, intent: Any) -> bool:
     one_shot = intent.act == "one_shot" and intent.language == "en"
     m = purpose.search(normalise(intent.subject)) if purpose and intent.subject and (
         intent.act == "goal" or one_shot) else None
+    if m is None and intent.act == "one_shot" and intent.language == "ru" and intent.subject \
+            and detect_language(f"{c.title}\n{c.goal}") == "ru":  # (words of another language say nothing here)
+        m = _ABOUT_RU.search(normalise(intent.subject))  # "объявление о субботнике": what it is about
     if m is None:
         return False
     aim = _distinctive(m.group(1))
@@ -957,13 +969,17 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         wanted = _without(matchable(text), _value_spans(matchable(text), lang))
         about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
-                   and (c.distinct > 0 or c.kind_match or not pronoun)]  # "a square version of it": not a task
-        # that only shares "version" (one whose deliverable the message names stays: "the third ticket … simplify it")
+                   and (c.distinct > 0 or (c.kind_match and c.recency is not None) or not pronoun)]
+        # "a square version of it": not a task that only shares "version"; one in view whose deliverable the
+        # message names stays ("the third ticket … simplify it"), not an old one found by it ("それのBGM")
         if len(overlap) == 1:
             return _send(overlap[0])
         ranked = _by_evidence(overlap)
         close = [c for c in ranked if ranked[0].evidence - c.evidence < TIE
                  and (c.distinct > 0 or ranked[0].distinct <= 0)]  # a distinctive word outranks generic ones
+        kind_named = [c for c in close if c.kind_match]
+        if len(close) > 1 and len(kind_named) == 1 and all(c.distinct <= 0 for c in close):
+            return _send(kind_named[0])  # "封面第三张放柯基": the one task that makes covers, not one sharing the corgi
         now = _now(hints)
         current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
         if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
