@@ -120,6 +120,38 @@ def test_task_list_words_a_tasks_status_and_a_task_action_says_what_it_did(lomo:
     assert json.loads(paused) == {"id": task, "action": "archive"}
 
 
+async def test_task_show_gates_and_the_export_word_a_jobs_kind_and_status_a_gates_kind_and_a_tasks_status(
+        lomo: LomoEnv) -> None:
+    from lomo_tui.governance.gates import open_gate
+    from lomo_tui.store import migrate
+    from lomo_tui.store import schema as s
+    from lomo_tui.store.engine import Database
+
+    task = lomo.new_task("海报")
+    db = Database(lomo.db_url)
+    try:
+        await migrate.upgrade(db)
+        async with db.write() as conn:
+            await conn.execute(s.tasks.update().where(s.tasks.c.id == task).values(language="zh"))
+            await conn.execute(s.jobs.insert().values(  # a poster the studio made for this task
+                id="job-1", workspace=str(lomo.workspace), idempotency_key="k-1", task_id=task, kind="image",
+                provider="embedded", status="done", prompt="一张海报", params={}, deadline=9e9, created_at=1.0,
+                updated_at=1.0))
+            await open_gate(conn, task_id=task, kind="spend", question="花 3 个积分做海报？", options=[{"label": "好"}],
+                            dedupe_key="poster-spend")
+    finally:
+        await db.close()
+    _speaking(lomo, "zh")
+    shown = _run(lomo, "task", "show", task).stdout
+    job = next(line for line in shown.splitlines() if "一张海报" in line)
+    assert job.split() == ["图片", "完成", "一张海报"], shown
+    gates = _run(lomo, "gates").stdout
+    assert "[花费] 花 3 个积分做海报？" in gates and "[spend]" not in gates, gates
+    assert json.loads(_run(lomo, "gates", "--json").stdout)[0]["kind"] == "spend"
+    page = _run(lomo, "task", "export", task).stdout
+    assert f"长期任务 · 空闲 · {task}" in page and "idle" not in page, page
+
+
 def test_lomo_context_speaks_the_creators_language(lomo: LomoEnv) -> None:
     _speaking(lomo, "ja")
     shown = _run(lomo, "context").stdout

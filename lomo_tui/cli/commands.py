@@ -252,8 +252,10 @@ async def gates(settings: Any, args: argparse.Namespace) -> int:
                       "continues": g.continues} for g in rows])
     elif not rows:
         print(message("cli.no_gates", cli_language()))
+    from .state import label
+
     for g in [] if args.json else rows:
-        print(f"{g.id}  [{g.kind}] {g.question}")
+        print(f"{g.id}  [{label('gate.kind_' + g.kind, g.kind, cli_language())}] {g.question}")
         for i, option in enumerate(g.options or [], 1):
             consequence = f" — {option['consequence']}" if option.get("consequence") else ""
             print(f"    {i}. {option['label']}{consequence}")
