@@ -89,6 +89,28 @@ def message(key: str, lang: str, **fields: Any) -> str:
     return worded(key, lang, **fields)
 
 
+def task_lines(tasks: list[dict[str, Any]], lang: str) -> list[str]:
+    """`lomo task list` for a person: id, status and title, the status and the main thread's title in LANG
+    (`[wording] status_*`, `main_title`; a status the catalogue does not word stays as it is), padded by cells."""
+    from ..language import template
+    from .wording import _width
+
+    def status(raw: str) -> str:
+        try:
+            return template(f"wording.status_{raw}", lang)
+        except KeyError:
+            return raw
+
+    one_shot = "  " + message("cli.one_shot", lang)
+    lines = []
+    for t in tasks:
+        worded = status(t["status"])
+        title = template("wording.main_title", lang) if t["kind"] == "main" and t["title"] == "Main" else t["title"]
+        mark = one_shot if t["kind"] == "lightweight" else ""
+        lines.append(f"{t['id']}  {worded}{' ' * max(1, 15 - _width(worded))}{title}{mark}")
+    return lines
+
+
 def _print_json(value: Any, indent: int | None = None) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=indent))
 
@@ -127,7 +149,8 @@ async def worker(settings: Any, args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         runtime.workspace.ensure()  # a folder that cannot be a workspace: one line, before the banner
-        print(f"lomo worker {runtime.owner} on {settings.db_url.split('@')[-1]}", file=sys.stderr, flush=True)
+        print(message("cli_more.worker", cli_language(), owner=runtime.owner, db=settings.db_url.split('@')[-1]),
+              file=sys.stderr, flush=True)
         await runtime.serve(stop)
     finally:
         await runtime.close()
@@ -167,10 +190,8 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
             tasks = (await state_document(db))["tasks"]
             if args.json:
                 _print_json(tasks)
-            one_shot = "  " + message("cli.one_shot", cli_language()) if not args.json else ""
-            for t in [] if args.json else tasks:
-                mark = one_shot if t["kind"] == "lightweight" else ""
-                print(f"{t['id']}  {t['status']:<14} {t['title']}{mark}")
+            for line in [] if args.json else task_lines(tasks, cli_language()):
+                print(line)
         elif args.task_command == "show":
             from .state import render_task, task_document
 
@@ -192,7 +213,7 @@ async def task_command(settings: Any, args: argparse.Namespace) -> int:
         else:
             await ledger.control(args.task_id, args.task_command)
             print(json.dumps({"id": args.task_id, "action": args.task_command}) if args.json
-                  else f"{args.task_command}: {args.task_id}")
+                  else message(f"cli_more.task_{args.task_command}", cli_language(), id=args.task_id))
     return 0
 
 
@@ -231,8 +252,10 @@ async def gates(settings: Any, args: argparse.Namespace) -> int:
                       "continues": g.continues} for g in rows])
     elif not rows:
         print(message("cli.no_gates", cli_language()))
+    from .state import label
+
     for g in [] if args.json else rows:
-        print(f"{g.id}  [{g.kind}] {g.question}")
+        print(f"{g.id}  [{label('gate.kind_' + g.kind, g.kind, cli_language())}] {g.question}")
         for i, option in enumerate(g.options or [], 1):
             consequence = f" — {option['consequence']}" if option.get("consequence") else ""
             print(f"    {i}. {option['label']}{consequence}")

@@ -25,7 +25,12 @@ async def run(settings: Any, args: argparse.Namespace) -> int:
         doc = await describe(runtime, args.task_id)
     finally:
         await runtime.close()
-    print(json.dumps(doc, ensure_ascii=False) if getattr(args, "json", False) else render(doc))
+    if getattr(args, "json", False):
+        print(json.dumps(doc, ensure_ascii=False))
+        return 0
+    from .main import cli_language
+
+    print(render(doc, cli_language()))
     return 0
 
 

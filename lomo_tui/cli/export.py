@@ -64,7 +64,10 @@ def _who(say: Any, role: str) -> str:
 
 def _facts(say: Any, doc: dict[str, Any]) -> str:
     kind = say(f"kind_{doc['kind']}") if doc["kind"] in ("persistent", "lightweight", "main") else doc["kind"]
-    return say("facts", kind=kind, status=doc["status"], id=doc["id"])
+    from .state import label
+
+    status = label(f"wording.status_{doc['status']}", doc["status"], doc.get("language") or "en")
+    return say("facts", kind=kind, status=status, id=doc["id"])
 
 
 def render_markdown(doc: dict[str, Any], results: list[tuple[dict[str, Any], Path]], target: Path | None) -> str:

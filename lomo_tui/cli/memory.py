@@ -46,10 +46,34 @@ async def run(settings: Any, args: argparse.Namespace) -> int:
         await db.close()
 
 
+def _say(key: str, **fields: Any) -> str:
+    """`cli_memory.KEY` in the creator's language (imported on use: registering the command stays cheap)."""
+    from ..language import message
+    from .main import cli_language
+
+    return message(f"cli_memory.{key}", cli_language(), **fields)
+
+
+def _word(name: str) -> str:
+    """A stored id ("superseded", "preference", "origin") in the creator's language (`memory_words.NAME`), else
+    as stored."""
+    from ..language import template
+    from .main import cli_language
+
+    try:
+        return template(f"memory_words.{name}", cli_language())
+    except KeyError:
+        return name.partition("_")[2] or name
+
+
+def _body(row: dict[str, Any]) -> str:
+    return row["text"] if row["status"] != "forgotten" and row["text"] else _say("forgotten_text")
+
+
 def _line(row: dict[str, Any]) -> str:
-    said = "stated" if row["stated"] else "inferred"
-    body = row["text"] if row["status"] != "forgotten" else "(forgotten)"
-    return f"{row['id']} v{row['version']} [{row['kind']}, {row['scope']}, {said}, {row['status']}] {body}"
+    return _say("line", id=row["id"], version=row["version"], kind=_word(f"kind_{row['kind']}"),
+                scope=_word(f"scope_{row['scope']}"), said=_word("stated" if row["stated"] else "inferred"),
+                status=_word(f"status_{row['status']}"), body=_body(row))
 
 
 async def _list(db: Any, args: argparse.Namespace) -> int:
@@ -60,7 +84,7 @@ async def _list(db: Any, args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(json.dumps(rows, ensure_ascii=False))
     elif not rows:
-        print("Nothing remembered yet. Say a lasting preference (\"I usually like muted colours\") and it is kept.")
+        print(_say("none"))
     for row in [] if getattr(args, "json", False) else rows:
         print(_line(row))
     return 0
@@ -80,8 +104,10 @@ async def _show(db: Any, args: argparse.Namespace) -> int:
         return 0
     print(_line(current))
     for v in versions:
-        sources = ", ".join(f"{e['role']} {e['message_id']}" for e in v["evidence"]) or "none"
-        print(f"  v{v['version']} {v['status']}: {v['text'] or '(forgotten)'}  ← {sources}")
+        sources = _say("sources_and").join(_say("source", role=_word(f"role_{e['role']}"), id=e["message_id"])
+                                           for e in v["evidence"]) or _say("no_sources")
+        print(_say("version_line", version=v["version"], status=_word(f"status_{v['status']}"), body=_body(v),
+                   sources=sources))
     return 0
 
 
@@ -92,7 +118,7 @@ async def _forget(db: Any, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     if bool(args.id) == bool(args.query):
-        print("lomo: memory forget needs an ID or --query TEXT (one of them)", file=sys.stderr)
+        print("lomo: " + _say("needs_target"), file=sys.stderr)
         return 2
     memory_ids: list[str] = []
     evidence_ids: list[str] = []
@@ -114,24 +140,24 @@ async def _forget(db: Any, args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(json.dumps(result, ensure_ascii=False))
     else:
-        print(f"forgotten: {', '.join(result['forgotten']) or 'nothing was remembered from it'}")
+        print(_say("forgotten", ids=", ".join(result["forgotten"]) or _say("forgotten_none")))
         if result["rebuilt"]:
-            print(f"rebuilt from the messages that still stand: {', '.join(result['rebuilt'])}")
+            print(_say("rebuilt", ids=", ".join(result["rebuilt"])))
     return 0
 
 
 def _confirmed(going: list[dict[str, Any]], evidence_ids: list[str]) -> bool:
     """Ask on a terminal; without one, refuse (the creator's explicit action authorises forgetting)."""
     if not sys.stdin.isatty():
-        print("lomo: forgetting cannot be undone; pass --yes to confirm (no terminal to ask on)", file=sys.stderr)
+        print("lomo: " + _say("no_terminal"), file=sys.stderr)
         return False
     for row in going:
         print(f"  {_line(row)}")
-    what = f"{len(going)} memor{'y' if len(going) == 1 else 'ies'}" if going else \
-        f"what was remembered from message {evidence_ids[0]}"
-    answer = input(f"Forget {what}? This cannot be undone. [y/N] ").strip().casefold()
-    if answer not in ("y", "yes"):
-        print("Nothing was forgotten.")
+    what = (_say("what_one") if len(going) == 1 else _say("what_n", n=len(going))) if going else \
+        _say("what_message", id=evidence_ids[0])
+    answer = input(_say("ask", what=what)).strip().casefold()
+    if answer not in {word.strip().casefold() for word in _say("yes").split("\n") if word.strip()}:
+        print(_say("kept"))
         return False
     return True
 

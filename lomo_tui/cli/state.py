@@ -122,6 +122,23 @@ def _say(key: str, lang: str, **fields: Any) -> str:
     return message("cli." + key, lang, **fields)
 
 
+def label(key: str, raw: str, lang: str) -> str:
+    """The catalogue's label KEY ("tui_card.job_done") in LANG, or RAW for an id it does not word."""
+    from ..language import template
+
+    try:
+        return template(key, lang)
+    except KeyError:
+        return raw
+
+
+def padded(words: str, width: int) -> str:
+    """WORDS and spaces to WIDTH terminal cells (a wide character takes two)."""
+    from .wording import _width
+
+    return words + " " * max(0, width - _width(words))
+
+
 def task_head(task: dict[str, Any], lang: str) -> str:
     """"● Title [lightweight, idle] ID" with the kind and status in LANG (`[wording] kind_*`, `status_*`; an id
     the catalogue does not word stays as it is), and the main thread's title too."""
@@ -284,12 +301,15 @@ def render_task(doc: dict[str, Any], lang: str = "en") -> str:
     if pending:
         lines += ["", _say("waiting", lang)] + [f"  ? {g['question']}  → lomo approve {g['id']}" for g in pending]
     if doc["jobs"]:
-        lines += ["", _say("jobs", lang)] + [f"  {j['kind']:<6} {j['status']:<10} {j['prompt'][:60]}"
+        lines += ["", _say("jobs", lang)] + [f"  {padded(label('tui_card.job_' + j['kind'], j['kind'], lang), 6)} "
+                                             f"{padded(label('tui_card.job_' + j['status'], j['status'], lang), 10)} "
+                                             f"{j['prompt'][:60]}"
                                              + (f" — {j.get('error_text') or j['error']}" if j["error"] else "")
                                              for j in doc["jobs"]]
     for graph in doc.get("production", ()):
         lines += ["", _say("graph", lang, path=graph["path"])] + [
-            f"  {n['state']:<8} {n['id']:<14} {n['type']:<16} {n['result'] or ''}"
+            f"  {padded(label('tui_task.node_' + n['state'], n['state'], lang), 8)} {n['id']:<14} {n['type']:<16} "
+            f"{n['result'] or ''}"
             + (f" — {worded(n['error'], lang)}" if n["error"] else "") for n in graph["nodes"]]
         if graph.get("error"):  # the graph cannot be read
             lines.append("  ✗ " + worded(graph["error"], lang))

@@ -48,27 +48,64 @@ async def describe(runtime: Any, task_id: str | None) -> dict[str, Any]:
     }
 
 
-def render(doc: dict[str, Any]) -> str:
-    from ..context.usage import render_cache
+def _cells(words: str) -> int:
+    """WORDS' width in terminal cells (a wide CJK character takes two)."""
+    import unicodedata
 
-    lines = [f"Task {doc['task_id']} · {doc['model']} · about {doc['total_tokens']:,} of {doc['budget_tokens']:,} "
-             f"tokens ({doc['reply_tokens']:,} kept for the reply; budget from {doc['budget_source']})", ""]
-    lines.append(f"{'layer':<10} {'chars':>9} {'tokens':>8}")
-    for layer in doc["layers"]:
-        lines.append(f"{layer['name']:<10} {layer['chars']:>9,} {layer['tokens']:>8,}")
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in words)
+
+
+def render(doc: dict[str, Any], lang: str = "en") -> str:
+    """The context document for a person in LANG (`lomo context`, the context view F4), its words from the
+    catalogue (`[tui_context]`); each layer by its label in [tui_layer], each tool by its label in [tui_tools].
+    The messages are what the model reads, shown as they are."""
+    from ..language import message, template
+
+    def say(key: str, **fields: Any) -> str:
+        return message(f"tui_context.{key}", lang, **fields)
+
+    def word(key: str, raw: str) -> str:
+        """The label KEY ("tui_layer.history"), or RAW for an id the catalogue does not know."""
+        try:
+            return template(key, lang)
+        except KeyError:
+            return raw
+
+    def cache_line(figures: dict[str, Any]) -> str:
+        if not figures.get("calls"):
+            return ""
+        share = figures["cache_read_share"]
+        if share is None:
+            return say("cache_none", calls=figures["calls"])
+        return say("cache", read=f"{figures['cache_read_tokens']:,}", prompt=f"{figures['prompt_tokens']:,}",
+                   share=f"{share:.0%}", write=f"{figures['cache_write_tokens']:,}")
+
+    def right(words: str, width: int) -> str:
+        return " " * max(0, width - _cells(words)) + words
+
+    source = word("tui_context.source_" + str(doc["budget_source"]).replace(" ", "_"), str(doc["budget_source"]))
+    lines = [say("head", task=doc["task_id"], model=doc["model"], total=f"{doc['total_tokens']:,}",
+                 budget=f"{doc['budget_tokens']:,}", reply=f"{doc['reply_tokens']:,}", source=source), ""]
+    names = [word("tui_layer." + layer["name"], layer["name"]) for layer in doc["layers"]]
+    width = max([10, *(_cells(name) for name in names)])
+    head = say("col_layer")
+    lines.append(head + " " * max(1, width + 1 - _cells(head)) + right(say("col_chars"), 9) + " "
+                 + right(say("col_tokens"), 8))
+    for name, layer in zip(names, doc["layers"]):
+        lines.append(name + " " * (width + 1 - _cells(name)) + f"{layer['chars']:>9,} {layer['tokens']:>8,}")
     lines.append("")
-    lines.append("Tools: " + ", ".join(doc["tools"]))
+    lines.append(say("tools", tools=", ".join(word("tui_tools." + t, t) for t in doc["tools"])))
     if doc["summaries"] or doc["pending_summaries"]:
-        lines.append(f"Summaries: {doc['summaries']} segments, through message #{doc['summarised_through']}"
-                     + (f" ({doc['pending_summaries']} to be written by the next step)" if doc["pending_summaries"]
-                        else ""))
-    for scope, figures in (("this task", doc["cache"]["task"]), ("all tasks", doc["cache"]["overall"])):
-        line = render_cache(figures)
+        lines.append(say("summaries", count=doc["summaries"], through=doc["summarised_through"])
+                     + (say("summaries_pending", count=doc["pending_summaries"]) if doc["pending_summaries"] else ""))
+    for scope, figures in (("task", doc["cache"]["task"]), ("all", doc["cache"]["overall"])):
+        line = cache_line(figures)
         if line:
-            lines.append(f"{line} — {scope}")
+            lines.append(say("cache_scope", line=line, scope=say("scope_" + scope)))
     lines.append("")
-    for number, message in enumerate(doc["messages"]):
-        text = message["content"]
-        lines.append(f"--- {number} {message['role']} ({len(text):,} chars)")
-        lines.append(text if len(text) <= 600 else text[:600] + " …")
+    for number, entry in enumerate(doc["messages"]):
+        said = entry["content"]
+        role = word("tui_context.role_" + entry["role"], entry["role"])
+        lines.append(say("message", number=number, role=role, chars=f"{len(said):,}"))
+        lines.append(said if len(said) <= 600 else said[:600] + " …")
     return "\n".join(lines)

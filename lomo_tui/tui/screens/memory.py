@@ -22,7 +22,8 @@ from ...errors import LomoError
 from ...memory.actions import CONFIRMED_TEXT, MemoryEntry, Source
 from .. import keys
 from ..actions import friendly
-from ..strings import has, text
+from ...language import template
+from ..strings import current_language, has, text
 from ..widgets.composer import Composer, TypesIntoComposer, redirect_letters
 from ..widgets.header import HeaderBar
 from ..widgets.footer import KeyFooter
@@ -33,6 +34,15 @@ NARROW = 100
 def _word(group: str, value: str) -> str:
     """A role, kind or scope in the creator's language (`tui_memory_words.<group>_<value>`), else as stored."""
     return text(f"memory_words.{group}_{value}") if has(f"memory_words.{group}_{value}") else value
+
+
+def status_word(status: str) -> str:
+    """A version's status ("superseded") in the creator's language (`memory_words.status_<status>`, as
+    `lomo memory …` words it), else as stored."""
+    try:
+        return template(f"memory_words.status_{status}", current_language())
+    except KeyError:
+        return status
 
 
 def scope_words(entry: MemoryEntry) -> str:
@@ -88,7 +98,7 @@ def detail_content(entry: MemoryEntry | None, clock: Any) -> Content:
         for v in older:
             body = v["text"] or text("memory.forgotten_version")
             lines.append(Content.from_markup("  [b]v$n[/] [$text-muted]$status[/] $body", n=str(v["version"]),
-                                             status=v["status"], body=body))
+                                             status=status_word(v["status"]), body=body))
     lines += [Content(""), Content.from_markup("[$text-muted]$t[/]", t=text("memory.keys_hint"))]
     return Content("\n").join(lines)
 
@@ -294,7 +304,8 @@ class MemoryScreen(TypesIntoComposer, Screen):
 def forget_detail(preview: dict[str, Any]) -> str:
     """The dialog's list of what goes (every version's words), what changes with it, and what stays."""
     lines = [text("memory.forget_goes")]
-    lines += [f"  v{number} ({status}): {body}" for number, status, body in preview["versions"]]
+    lines += [text("memory_version.forget_line", n=number, status=status_word(status), body=body)
+              for number, status, body in preview["versions"]]
     also = []
     if preview["profile"]:
         also.append(text("memory.forget_profile"))
