@@ -521,7 +521,7 @@ _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|�
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
 
-_ALTERNATIVE = LazyRe(r"[?？]\s*(?:还是|或者|或是|抑或|or|или|либо|それとも)")
+_ALTERNATIVE = LazyRe(r"[?？][^?？.。!！]{0,16}(?:还是|或者|或是|抑或|\bor\b|или|либо|それとも)[^?？.。!！]*$")
 
 
 def _open_question(norm: str, lang: str) -> bool:
@@ -536,6 +536,8 @@ def _open_question(norm: str, lang: str) -> bool:
         return False
     if _has(L.QUESTION, "request", lang, norm.strip()):
         return False
+    if is_cjk(lang) and _has(L.QUESTION, "habitual", lang, norm) and not _edit_lead(norm, lang):
+        return True  # "宣传册一般做三折页还是骑马钉比较好？": what is usually done, whatever verb it names
     making = _has(L.GEN, "create_only", lang, norm) and not _has(L.QUESTION, "habitual", lang, norm)
     return not (making or _has(L.GEN, "revise_strong", lang, norm)
                 or _has(L.GEN, "degree", lang, norm) or _edits(norm, lang) or _edit_lead(norm, lang)
@@ -693,7 +695,7 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     primary, _, _ = _primary(mentions, _clauses(norm, lang), lang, norm)
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
     definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
-    if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or (
+    if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or _fronted(norm, lang, mentions) or (
             _has(L.GEN, "revise", lang, _blank(L.GEN, "about_request", lang, norm))
             and (deictic or definite or not fresh)) or (
             _has(L.GEN, "degree", lang, norm) and not _has(L.GEN, "create_only", lang, norm)
@@ -800,6 +802,27 @@ def _bundle_res(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str], re.
     items = compile_entries(tuple(L.BUNDLE_ITEMS.get(lang, ())) + (L.BUNDLE_ITEMS["en"] if lang != "en" else ()))
     return (items, re.compile("|".join(f"(?:{L.BUNDLE_JOIN[lg]})" for lg in langs)),
             re.compile("|".join(f"(?:{L.BUNDLE_INSIDE[lg]})" for lg in langs)))
+
+
+@cache
+def _fronted_ru() -> re.Pattern[str]:
+    """A Russian message that opens on a kind of piece («вывеску…», «логотип…», «футболку…»)."""
+    from .text import _deliverable_alt  # noqa: PLC0415 — the count's noun list, one source
+
+    return re.compile(r"^\W*(?:" + _deliverable_alt("ru") + r")(?![а-я])")
+
+
+def _fronted(norm: str, lang: str, mentions: list[_Mention]) -> bool:
+    """Russian puts what exists first: «вывеску сделай потемнее», «логотип сделай со светофором» — the piece named
+    before the verb that makes it is the piece to change (a new one is asked verb first: «сделай вывеску …»)."""
+    if lang != "ru" or _NEW_THING[lang].search(norm):
+        return False
+    verb = find(L.GEN, "create", lang, norm)
+    head = norm[:verb.start()] if verb is not None else ""
+    if verb is None or re.search(r"[,.;:!?—–]|(?<![а-я])(?:для|про)(?![а-я])", head):
+        return False  # «логотип для кофейни сделай»: what it is for makes it a new one
+    return bool(_fronted_ru().match(head)) or any(
+        not m.source and m.end <= verb.start() and m.start <= 2 for m in mentions)
 
 
 def _blank(table: L.Table, concept: str, lang: str, norm: str) -> str:
