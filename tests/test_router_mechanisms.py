@@ -343,3 +343,40 @@ def test_a_file_in_the_pattern_of_names_a_task_was_asked_for() -> None:
     assert _names_output(text, "token_stone.png", "en")
     assert _in_pattern("token_glass.png", text) and not _in_pattern("token_gold.png", text)
     assert not _in_pattern("badge_glass.png", text)
+
+
+@pytest.mark.parametrize("text, act", [
+    ("вывеску сделай потемнее, фон пусть будет графитовый", "revise"),  # the piece named before the verb exists
+    ("логотип сделай со светофором вместо круга", "revise"),
+    ("футболку сделай с большим солнцем на спине", "revise"),
+    ("сделай вывеску для кафе", "one_shot"),  # verb first: a new one
+    ("логотип для кофейни сделай", "one_shot"),  # … and what it is for makes it new
+    ("в третьем ролике вырежи кусок с дождём", "revise"),
+    ("海报用什么纸打印比较好？铜版纸还是哑粉纸", "question"),  # usual practice, whatever verb it names
+    ("宣传册一般做三折页还是骑马钉比较好？", "question"),
+    ("吉祥物一般要画几个表情才够用？", "question"),
+    ("ポスターって屋外に貼るならラミネートしたほうがいい？", "question"),
+    ("Steamのカプセル画像ってサイズ決まってる？", "question"),
+    ("ロゴって青にできる？", "revise"),  # asks for a change
+    ("can the rental flyer get a QR code in the bottom corner?", "revise"),  # asked of an existing piece
+    ("the stickers — can they be die-cut round?", "revise"),
+    ("can you make a poster?", "one_shot"),
+])
+def test_what_a_message_is_4(text: str, act: str) -> None:
+    assert parse(text).intent().act == act
+
+
+def test_subjects_across_languages_and_values_that_name_no_task() -> None:
+    memo = {"title": "Памятка для туристов", "goal": "Памятка для русскоязычных туристов о фестивале"}
+    poster = {"title": "夏祭りのポスター", "goal": "商店街の夏祭りの駅貼りポスター"}
+    assert decide("ロシア語の案内に駐車場の情報も入れて", poster, memo) == ("send_to_task", memo["title"])
+    course = {"title": "课程介绍视频", "goal": "三段式的课程介绍视频", "files": ["clips/course.webp"]}
+    schedule = {"title": "Расписание занятий", "goal": "Расписание занятий на летний семестр"}
+    assert decide("课表里周六加一节下午的课", course, schedule) == ("send_to_task", schedule["title"])
+    card = {"title": "宠物疫苗提醒卡", "goal": "宠物疫苗接种提醒卡", "kind": "lightweight", "status": "done"}
+    booklet = {"title": "Буклет ветклиники", "goal": "Буклет ветклиники на русском"}
+    assert decide("можно карточку про прививки перевести на русский?", booklet, card) == \
+        ("send_to_task", card["title"])
+    kimono = {"title": "花衣のチラシ", "goal": "着物レンタル花衣のチラシ"}
+    guide = {"title": "Town map", "goal": "A map of the old town"}
+    assert decide("花衣のチラシ、裏面に地図を入れて", guide, kimono) == ("send_to_task", kimono["title"])
