@@ -380,3 +380,30 @@ def test_subjects_across_languages_and_values_that_name_no_task() -> None:
     kimono = {"title": "花衣のチラシ", "goal": "着物レンタル花衣のチラシ"}
     guide = {"title": "Town map", "goal": "A map of the old town"}
     assert decide("花衣のチラシ、裏面に地図を入れて", guide, kimono) == ("send_to_task", kimono["title"])
+
+
+@pytest.mark.parametrize("text, act", [
+    ("bouldering grades: is V scale or Font more common in Europe?", "question"),  # a question after a topic
+    ("poster: make it blue", "revise"),
+    ("the hero images failed, is that sorted yet?", "status"),
+    ("動画の生成は直った？", "status"),  # asked at the end, whatever it names
+    ("Каким шрифтом сделана афиша?", "question"),
+    ("another thing: a small drinks menu for our Christmas market stall, just 5 drinks", "one_shot"),
+    ("И ещё: постов штук пять для ВК про летний лагерь", "goal"),
+])
+def test_what_a_message_is_5(text: str, act: str) -> None:
+    assert parse(text).intent().act == act
+
+
+def test_more_pieces_for_a_set_the_creator_has() -> None:
+    assert parse("Потом нужен буклет для выставки, страниц на восемь").intent().count == 8
+    posters = {"title": "Kayak tour poster series", "goal": "Three posters for the kayak tours",
+               "files": ["p/sunrise.png", "p/lagoon.png", "p/cliffs.png"]}
+    shop = {"title": "Rental price board", "goal": "Price board for the rental hut", "kind": "lightweight",
+            "status": "done"}
+    assert decide("one more poster for the series please, the night paddle with glow sticks", shop, posters) == \
+        ("send_to_task", posters["title"])
+    stickers = {"title": "大理石手机壳贴纸", "goal": "大理石纹手机壳的贴纸三张", "files": ["s/1.png", "s/2.png", "s/3.png"]}
+    assert decide("再做三张贴纸，延续那套的风格", shop, stickers) == ("send_to_task", stickers["title"])
+    mooncake = {"title": "中秋节海报", "goal": "中秋节海报一套四张", "files": [f"m/{n}.png" for n in range(4)]}
+    assert decide("给我做一套端午节的海报，四张，风格跟中秋那套不一样", mooncake) == ("create_task", "persistent")

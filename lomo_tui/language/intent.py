@@ -88,7 +88,7 @@ _NEW_THING = {  # a creation verb introducing something new: "make a…", "画�
                  r"|^\W*(?:ok\s+|oh\s+|and\s+)?(?:one more|another one)(?: thing)?\s*[:—–-]\s*(?:an?|another|some|\d+)\b"),
     "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
     "ja": LazyRe(r"新しい|別の|も(?:ほしい|欲しい|お願いしたい|作りたい|作ってほしい|作って欲しい)"),
-    "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"
+    "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|^\W*(?:а\s+|и\s+)?еще\s*[:—–]|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"
                  r"(?:нуж(?:ен|на|ны)|сделай|нарисуй|создай|сгенерируй|придумай|напиши|хочу|давай)(?![а-я])"),
 }
 _ORDER_EN = LazyRe(r"^\W*(?:(?:quick|another|one more|next|new|also|and|oh|ok|okay|now)(?: one| thing)?\W+)*"
@@ -418,10 +418,17 @@ _TOPIC_SPAN = 40  # how far into a message a topic may run before its instructio
 _TOPIC_CLAUSE = LazyRe(r"[,:;—–]\s*")
 
 
+_TOPIC_COLON = LazyRe(r"^[^:：?？.!]{1,40}[:：]\s*")
+
+
 def _question_lead(norm: str, lang: str) -> bool:
-    """A wh-question ("how do I…", "什么是…"), not a polite request ("can you draw…?")."""
+    """A wh-question ("how do I…", "什么是…"), not a polite request ("can you draw…?"); after a topic and a colon
+    too ("bouldering grades: is V scale or Font more common?")."""
     fillers = _lead_fillers(lang)
     text = (fillers.sub("", norm, count=1) if fillers else norm).strip()
+    topic = _TOPIC_COLON.match(text)
+    if topic and re.search(r"[?？]\s*$", text):
+        text = text[topic.end():]
     return _has(L.QUESTION, "lead", lang, text) and not _has(L.QUESTION, "request", lang, norm.strip())
 
 
@@ -648,6 +655,10 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     if not it.files and (_asks_ability(norm, lang) or _has(L.ACTS, "offer", lang, norm)):
         # "can you do videos too?", "what can you do for my shop?": what Lomo can make
         it.act = "help"
+        return
+    asked = find(L.ACTS, "status", lang, norm)
+    if asked is not None and re.fullmatch(r"[\s?？!！.。]*", norm[asked.end():]) and re.search(r"[?？]\s*$", norm):
+        it.act = "status"  # "動画の生成は直った？", "is the render fixed?": asked at the end, whatever it names
         return
     if not making and not _edit_lead(norm, lang):  # "put the date on the poster" asks no date
         for act in ("status", "help"):

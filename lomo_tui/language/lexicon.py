@@ -109,10 +109,12 @@ _KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|из�
 ACTS: Table = {
     "status": {
         "en": ("status", "progress", "re:how(?:'s| is| are)\\b.{0,40}\\bgoing", "where are we",
-               "re:\\b(?:is|are) (?:it|they|you) (?:done|ready|finished)", "what are you working on",
+               "re:\\b(?:is|are) (?:it|they|you|that|this|those|these) (?:all )?(?:done|ready|finished|sorted|fixed|working"
+               "|back up|through|ok now|okay now)", "what are you working on",
                "what's left", "what is left"),
         "zh": ("进度", "状态", "怎么样了", "好了吗", "做到哪", "完成了吗", "做完了吗"),
-        "ja": ("進捗", "状況", "どうなって", "ステータス", "終わった", "できた？", "できましたか"),
+        "ja": ("進捗", "状況", "どうなって", "ステータス", "終わった", "できた？", "できましたか", "直った", "直りました",
+               "復旧し"),
         "ru": ("статус*", "прогресс*", "как продвига*", "как дела с", "готово?", "как идет*",
                "что с задач*", "re:(?<![а-я])(?:уже\\s+)?готов[аоы]?(?:\\s+ли)?\\s*[?？]\\s*$",
                "re:(?<![а-я])(?:закончил[аио]?|доделал[аио]?)(?:\\s+ли)?(?:\\s+[а-я]+){0,3}\\s*[?？]\\s*$",
@@ -339,7 +341,8 @@ QUESTION: Table = {
                "re:^(?:请)?(?:告诉我|解释一下|介绍一下|你觉得|讲讲|说说)"),
         "ja": ("とは", "って何", "ってなに", "なぜ", "どうして", "どうやって", "re:ですか[?？]?$", "何です",
                "誰", "どこ", "いつ", "re:(?:を|について)[^、。]{0,6}(?:教えて|説明して)"),
-        "ru": ("re:^(?:что|как|почему|зачем|когда|где|кто|какой|какая|какое|какие|сколько|разве)"
+        "ru": ("re:^(?:что|как|почему|зачем|когда|где|кто|какой|какая|какое|какие|каким|какими|какую|каких|какого|каком"
+               "|сколько|разве)"
                "(?![а-я])", "re:(?<![а-я])ли(?![а-я])",
                "re:^(?:расскажи|объясни|подскажи)(?![а-я])"),
     },
@@ -468,7 +471,7 @@ GEN: Table = {
     # Words about the request itself that look like a revision ("this is a bigger one, …"): blanked before
     # the weak revision words are looked for
     "about_request": {
-        "en": ("re:\\b(?:this|that|it|the next|next)\\s*(?:one\\s+)?(?:is|'s|will be)\\s+(?:a\\s+)?(?:bit\\s+)?"
+        "en": ("re:^\\W*(?:and\\s+|oh\\s+|ok\\s+)?(?:another|one more|other) thing\\b", "re:\\b(?:this|that|it|the next|next)\\s*(?:one\\s+)?(?:is|'s|will be)\\s+(?:a\\s+)?(?:bit\\s+)?"
                "(?:an?\\s+)?[a-z]+(?:er)?\\s+(?:one|job|thing|project|request|ask|task)\\b",),
     },
     "revise": {

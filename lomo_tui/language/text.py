@@ -388,7 +388,9 @@ def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
             re.compile(rf"(?<![{_LETTER}.])({NUM[lang]})(?![\s-]*(?:{unit})(?![{letters}]))(?:[\s-]+[{letters}-]+){{0,3}}?[\s-]+"
                        rf"(?:{_deliverable_alt(lang)})(?![{letters}])"),
             re.compile(rf"(?:{series})\s+{of}\s+({NUM[lang]})(?![{_LETTER}])"),
-            *((re.compile(rf"(?<![а-я])штук\w*\s+({NUM[lang]})(?![{_LETTER}])"),) if lang == "ru" else ()),  # "штук пять"
+            # "штук пять", "страниц на восемь": the noun first, an approximate count after it
+            *((re.compile(rf"(?<![а-я])(?:штук|страниц|слайд|пост|картин|кадр|вариант)[а-я]*\s+(?:на\s+)?({NUM[lang]})"
+                          rf"(?![{_LETTER}])"),) if lang == "ru" else ()),
         )
     counters = _alternation(list(CJK_COUNTERS[lang]))
     native = f"|({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""

@@ -98,6 +98,7 @@ def _listed_pieces(text: str, lang: str) -> bool:
     return next(naming, None) is not None and next(naming, None) is not None
 
 
+_INTO_SERIES = cue_table("into_series")  # more pieces for a set the creator has: "one more poster for the series"
 _SERIES_NEXT = cue_table("series_next")  # the next piece of a series by its position: "a sixth fern plate"
 _MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
 
@@ -528,6 +529,12 @@ def route(request: ModelRequest) -> ModelReply:
         best = None if best is not None and elsewhere(best) else best
         tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
+
+    if intent.act in ("one_shot", "goal") and _cue(_INTO_SERIES, lang, text):
+        # "one more poster for the series", "再做三张贴纸，延续那套的风格": the set its words name, if one stands out
+        ranked = [c for c in _by_evidence(cands) if c.usable and c.evidence > 0]
+        if ranked and (len(ranked) == 1 or ranked[0].evidence - ranked[1].evidence >= TIE):
+            return _send(ranked[0])
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
     if intent.act == "goal":
