@@ -120,7 +120,7 @@ def test_the_attach_model_names_a_candidate_where_the_hand_set_rule_finds_none(m
 def test_a_phrasing_the_rule_gets_wrong_is_fixed_by_labelled_turns_and_a_refit(monkeypatch: pytest.MonkeyPatch) -> None:
     """What bench/fit_router.py does with turns added to dev.jsonl, in small: the router's features for the
     message (as it collects them), labelled, joined to the shipped rows, refitted; the router then decides by the
-    new weights. The fit weighs the new turns against some 750 rows: it takes several turns like it, not one."""
+    new weights. The fit weighs the new turns against some 930 rows: it takes several turns like it, not one."""
     fit = _bench("fit_router")
     logo = {"title": "Jazz club logo", "goal": "A logo for the Blue Note jazz club"}
     text = "make the jazz one brighter"  # meant: the poster series (the creator's last labelled answer)
