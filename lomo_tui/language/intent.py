@@ -11,6 +11,7 @@ from .text import (
     IMAGE_EXT,
     NUM,
     LazyRe,
+    _deliverable_alt,
     blank,
     compile_entries,
     detect_language,
@@ -818,8 +819,6 @@ def _bundle_res(lang: str) -> tuple[re.Pattern[str] | None, re.Pattern[str], re.
 @cache
 def _fronted_ru() -> re.Pattern[str]:
     """A Russian message that opens on a kind of piece («вывеску…», «логотип…», «футболку…»)."""
-    from .text import _deliverable_alt  # noqa: PLC0415 — the count's noun list, one source
-
     return re.compile(r"^\W*(?:" + _deliverable_alt("ru") + r")(?![а-я])")
 
 

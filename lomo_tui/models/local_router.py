@@ -147,6 +147,7 @@ class Candidate:
     memory: float = 0.0
     words: set[str] = field(default_factory=set)
     title_words: set[str] = field(default_factory=set)
+    kana: set[str] = field(default_factory=set)  # names the title spells in hiragana (keywords drop them)
     media: set[str] = field(default_factory=set)
     evidence: float = 0.0
     distinct: float = 0.0  # the part of the evidence that distinctive words (and route memory) give
@@ -225,7 +226,8 @@ def _candidates(hints: dict[str, Any]) -> list[Candidate]:
                       file_match=bool(e.get("file_match")), memory=float(e.get("memory") or 0.0))
         stems = " ".join(FILE_EXT.sub("", f).replace("/", " ").replace("_", " ").replace("-", " ") for f in c.files)
         c.title_words, c.media = _content(f"{c.title}\n{stems}")
-        c.title_words |= kana_words(c.title)
+        c.kana = kana_words(c.title)
+        c.title_words |= c.kana
         body, body_media = _content(f"{c.goal}\n{e.get('summary') or ''}")
         c.words = c.title_words | body
         c.media |= body_media
@@ -311,8 +313,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
     ("the Studio logo", "工作室标志")."""
     norm = matchable(text)
     # a name the title spells in hiragana ("ろくろ動画") is a word of the message that spells it too
-    words = words | {k for c in cands for k in c.title_words if k[0] >= "\u3041" and k in norm and len(k) >= 3
-                     and not keywords(k)}
+    words = words | {k for c in cands for k in c.kana if k in norm}
     df: dict[str, int] = {}
     for c in cands:
         for w in words & c.words:
@@ -530,11 +531,10 @@ def route(request: ModelRequest) -> ModelReply:
         tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
 
-    if intent.act in ("one_shot", "goal") and _cue(_INTO_SERIES, lang, text):
-        # "one more poster for the series", "再做三张贴纸，延续那套的风格": the set its words name, if one stands out
-        ranked = [c for c in _by_evidence(cands) if c.usable and c.evidence > 0]
-        if ranked and (len(ranked) == 1 or ranked[0].evidence - ranked[1].evidence >= TIE):
-            return _send(ranked[0])
+    standout = _standout(cands) if intent.act in ("one_shot", "goal") and (
+        series_next or _cue(_INTO_SERIES, lang, text)) else None
+    if standout is not None and _cue(_INTO_SERIES, lang, text):
+        return _send(standout)  # "one more poster for the series", "再做三张贴纸，延续那套的风格": the set its words name
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
     if intent.act == "goal":
@@ -551,10 +551,8 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.act == "one_shot":
         if best is not None and (not fresh or (more and (reference or series_next))):
             return _send(best)
-        if best is None and series_next:  # "a sixth fern plate": the series its words name, if one stands out
-            ranked = [c for c in _by_evidence(cands) if c.usable and c.evidence > 0]
-            if ranked and (len(ranked) == 1 or ranked[0].evidence - ranked[1].evidence >= TIE):
-                return _send(ranked[0])
+        if best is None and series_next and standout is not None:
+            return _send(standout)  # "a sixth fern plate": the series its words name
         if tied and not fresh:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
@@ -877,6 +875,15 @@ def _just_now(cands: list[Candidate], hints: dict[str, Any]) -> Candidate | None
     if not recent or now is None or now - recent[0].updated_at > JUST_NOW:
         return None
     return recent[0]
+
+
+def _standout(cands: list[Candidate]) -> Candidate | None:
+    """The usable candidate whose evidence stands out (alone, or TIE ahead of the next), below the bar of a clear
+    best: enough where the message says it adds to a set ("for the series", "a sixth …")."""
+    ranked = [c for c in _by_evidence(cands) if c.usable and c.evidence > 0]
+    if ranked and (len(ranked) == 1 or ranked[0].evidence - ranked[1].evidence >= TIE):
+        return ranked[0]
+    return None
 
 
 def _strong(c: Candidate, text: str) -> bool:
