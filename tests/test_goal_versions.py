@@ -79,3 +79,52 @@ async def test_the_current_goal_is_in_the_context_tail_when_the_title_and_reques
     tail = goal_doc["messages"][-1]["content"]
     assert "Goal (current): four posters for the jazz night, one per player" in tail
     assert all("Goal (current)" not in m["content"] for m in plain_doc["messages"])  # the title says it already
+
+
+@pytest.mark.parametrize("lang, title, reason, by", [
+    ("en", "Cat poster", "changed by the creator", "by the creator"),
+    ("zh", "猫的海报", "创作者修改", "由 创作者"),
+    ("ru", "Постер с котом", "изменено автором", "автор"),
+])
+def test_lomos_reason_for_a_goal_version_is_worded_in_the_creators_language(
+        lomo: LomoEnv, lang: str, title: str, reason: str, by: str) -> None:
+    lomo.env["LOMO_LANGUAGE"] = lang
+    task = lomo.new_task(title)
+    changed = lomo.run("task", "goal", task, title + " ×3")  # no --why: Lomo gives the reason
+    assert changed.returncode == 0, changed.stderr
+    shown = lomo.run("task", "show", task)
+    assert shown.returncode == 0, shown.stderr
+    line = next(l for l in shown.stdout.splitlines() if l.strip().startswith("v2"))
+    assert reason in line and by in line, line
+    assert "changed by the creator" not in shown.stdout or lang == "en"
+    doc = json.loads(lomo.run("task", "show", task, "--json").stdout)
+    assert doc["language"] == lang and doc["goal_versions"][1]["why"] == reason  # the task's language: its title's
+    assert doc["goal_versions"][1]["who"] == "creator:cli"
+
+
+def test_the_creators_own_reason_is_kept_as_they_wrote_it(lomo: LomoEnv) -> None:
+    lomo.env["LOMO_LANGUAGE"] = "zh"
+    task = lomo.new_task("猫的海报")
+    assert lomo.run("task", "goal", task, "三张猫的海报", "--why", "客户要三张").returncode == 0
+    doc = json.loads(lomo.run("task", "show", task, "--json").stdout)
+    assert [v["why"] for v in doc["goal_versions"]][1] == "客户要三张"
+
+
+@pytest.mark.fresh_db
+async def test_upgrading_words_the_english_reasons_older_rows_stored(lomo: LomoEnv) -> None:
+    db = Database(lomo.db_url)
+    await migrate.upgrade(db, "0017")
+    async with db.write() as conn:  # a task as release 0017 wrote it: Lomo's reasons in English
+        await conn.exec_driver_sql(
+            "INSERT INTO tasks (id, kind, status, title, goal, brief, language, created_at, updated_at) "
+            "VALUES ('task-0ld', 'persistent', 'idle', '猫', '猫', '', 'zh', 1, 5)")
+        for version, who, why in [(1, "lomo", "the task was created"), (2, "agent", "the plan was revised"),
+                                  (3, "creator:cli", "changed by the creator"), (4, "creator:cli", "the client")]:
+            await conn.exec_driver_sql(
+                "INSERT INTO task_goal_versions (task_id, version, goal, brief, who, why, at) "
+                f"VALUES ('task-0ld', {version}, '猫', '', '{who}', '{why}', {version})")
+    await migrate.upgrade(db)
+    await db.close()
+    lomo.env["LOMO_LANGUAGE"] = "zh"
+    doc = json.loads(lomo.run("task", "show", "task-0ld", "--json").stdout)
+    assert [v["why"] for v in doc["goal_versions"]] == ["任务创建", "计划已修订", "创作者修改", "the client"]

@@ -9,7 +9,7 @@ import sys
 from typing import Any, AsyncIterator
 from contextlib import asynccontextmanager
 
-from ..errors import LomoError, UnknownId
+from ..errors import LomoError, Said, UnknownId
 from .. import clock
 from .main import cli_language
 from .wording import helped
@@ -227,7 +227,7 @@ async def _change_goal(db: Any, args: argparse.Namespace) -> None:
     async with db.write() as conn:
         try:
             done = await change_goal(conn, args.task_id, goal=goal, brief=args.brief, who="creator:cli",
-                                     why=args.why.strip() or "changed by the creator")
+                                     why=args.why.strip() or Said("goal_why.creator_changed"))
         except LookupError:
             raise UnknownId.said("cli_error.no_task", id=args.task_id) from None
     said = done.pop("said", None)

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..context.usage import render_cache
-from ..errors import worded
+from ..errors import Phrase, shown, worded
 from ..store import schema as s
 from ..store.engine import Database
 from ..studio.words import error_saids, job_error
@@ -251,7 +251,10 @@ async def task_document(db: Database, task_id: str) -> dict[str, Any]:
         "spend": {"amount": round(spent, 4), "currency": charges[0].currency if charges else "credits",
                   "refunded": round(sum(c.amount for c in charges if c.status == "refunded"), 4)},
         "conversation": [dict(entry, at=iso(entry["at"])) for entry in conversation],
-        "goal_versions": [dict(v, at=iso(v["at"])) for v in goal_versions],
+        # why: in the task's language; why_said: Lomo's reason as catalogue text (null: the creator's own words)
+        "goal_versions": [dict(v, at=iso(v["at"]), why=worded(v["why"], task.language or "en"),
+                               why_said=v["why"].said.stored() if isinstance(v["why"], Phrase) else None)
+                          for v in goal_versions],
         "production": production,
         "cache": cache,  # prompt-cache tokens of the task's model calls (E1)
     }
@@ -280,7 +283,9 @@ def render_task(doc: dict[str, Any], lang: str = "en") -> str:
     if doc["brief"]:
         lines += ["", _say("brief", lang)] + [f"  {line}" for line in doc["brief"].splitlines()]
     if len(doc.get("goal_versions", ())) > 1:  # the goal or brief changed: say when, by whom and why
-        lines += ["", _say("versions", lang)] + ["  " + _say("version", lang, **v) for v in doc["goal_versions"]]
+        lines += ["", _say("versions", lang)] + ["  " + _say("version", lang, **dict(
+            v, who=label("goal_who." + v["who"].partition(":")[0], v["who"], lang),
+            why=shown(v["why"], v.get("why_said"), lang))) for v in doc["goal_versions"]]
     if doc["checklist"]:
         lines += ["", _say("checklist", lang)]
         for item in doc["checklist"]:

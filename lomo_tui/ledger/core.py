@@ -18,7 +18,7 @@ from sqlalchemy import func, insert, select, update
 
 from .. import clock
 from ..errors import LomoError, Said, StaleWrite, UnknownId
-from ..language import message
+from ..language import detect_language, message
 from ..redact import redact, redact_data
 from ..store import schema as s
 from ..store.engine import Database, fetch, run
@@ -157,9 +157,11 @@ class Ledger:
             return "main"
 
     async def create_task(self, title: str, *, kind: str = "persistent", goal: str = "", brief: str = "",
-                          language: str = "en", conn: AsyncConnection | None = None,
+                          language: str | None = None, conn: AsyncConnection | None = None,
                           task_id: str | None = None) -> str:
+        """A new task; its LANGUAGE (what its cards speak) is the language of its words unless the caller knows."""
         task_id = task_id or new_id("task")
+        language = language or detect_language(" ".join((title, goal, brief)))
         if conn is not None:
             await self._insert_task(conn, task_id, kind, title, goal=goal, brief=brief, language=language,
                                     workspace_id=self.workspace_id)
@@ -178,7 +180,8 @@ class Ledger:
         await conn.execute(insert(s.tasks).values(
             id=task_id, kind=kind, status=status, title=title, goal=goal or title, brief=brief, language=language,
             created_at=t, updated_at=t, workspace_id=workspace_id))
-        await goals.record(conn, task_id, goal=goal or title, brief=brief, who="lomo", why="the task was created", at=t)
+        await goals.record(conn, task_id, goal=goal or title, brief=brief, who="lomo",
+                           why=Said("goal_why.created"), at=t)
 
     @staticmethod
     async def task_row(conn: AsyncConnection, task_id: str) -> Any:

@@ -230,7 +230,7 @@ class Reactions:
             if (await conn.execute(select(s.tasks.c.id).where(s.tasks.c.id == task_id))).first() is None:
                 await self.ledger.create_task(action.get("title") or "Task", kind=action.get("kind") or "persistent",
                                               goal=action.get("goal") or words, brief=action.get("brief") or "",
-                                              language=scope.get("language") or "en", conn=conn, task_id=task_id)
+                                              language=scope.get("language"), conn=conn, task_id=task_id)
         elif action.get("do") in ("send", "resume"):
             row = (await conn.execute(select(s.tasks).where(s.tasks.c.id == action["task_id"]))).first()
             if row is None:

@@ -137,7 +137,7 @@ async def _deleted_results(conn: AsyncConnection, task_id: str, items: list[str]
 
 
 async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, brief: str | None, who: str,
-                      why: str, root: Path | None = None) -> dict[str, Any]:
+                      why: str | Said, root: Path | None = None) -> dict[str, Any]:
     """The creator changes a task's goal (and/or brief): a goal version, the checkpoint cards that asked about the
     old plan expire, and the runtime decides at once (stage `goal_changed`): a planned task is marked for a
     replan and its next turn queued; a paused or stopped one only records it. Returns what happened."""
@@ -147,7 +147,8 @@ async def change_goal(conn: AsyncConnection, task_id: str, *, goal: str | None, 
     version = await goals.revise(conn, task_id, goal=goal, brief=brief, who=who, why=why)
     if version is None:
         return {"id": task_id, "version": None, "action": None}
-    await Ledger.event(conn, "goal_changed", task_id, version=version, who=who, why=why)
+    await Ledger.event(conn, "goal_changed", task_id, version=version, who=who,
+                       why=why.text("en") if isinstance(why, Said) else why)
     for gate in (await conn.execute(select(s.gates).where(
             s.gates.c.task_id == task_id, s.gates.c.status == "pending"))).all():
         if (gate.scope or {}).get("checklist_item"):  # a review of work planned for the old goal

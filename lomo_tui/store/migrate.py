@@ -23,7 +23,7 @@ from ..errors import LomoError
 from ..faults import Faults
 from .engine import Database, describe_database
 
-HEAD = "0017"
+HEAD = "0018"
 MIGRATIONS = Path(__file__).with_name("migrations")
 # pg_advisory_xact_lock key of the schema upgrade: any fixed 64-bit number, the same in every Lomo ("lomo")
 ADVISORY_LOCK_KEY = 0x6C6F6D6F

@@ -12,25 +12,28 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select, update
 
 from ..store import schema as s
+from ..errors import Said, column_text, column_value
 from .. import clock
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
 
-async def record(conn: AsyncConnection, task_id: str, *, goal: str, brief: str, who: str, why: str,
+async def record(conn: AsyncConnection, task_id: str, *, goal: str, brief: str, who: str, why: str | Said,
                  message_id: str | None = None, at: float | None = None) -> int:
-    """Append a version with GOAL and BRIEF (the task row already holds them); returns its number."""
+    """Append a version with GOAL and BRIEF (the task row already holds them); returns its number. WHY is the
+    creator's own words as they wrote them, or Lomo's reason as catalogue text (worded for whoever reads it)."""
     version = int((await conn.execute(select(func.coalesce(func.max(s.task_goal_versions.c.version), 0)).where(
         s.task_goal_versions.c.task_id == task_id))).scalar() or 0) + 1
     await conn.execute(insert(s.task_goal_versions).values(
-        task_id=task_id, version=version, goal=goal, brief=brief, who=who, why=why, message_id=message_id,
+        task_id=task_id, version=version, goal=goal, brief=brief, who=who, why=column_text(why) or "",
+        message_id=message_id,
         at=at if at is not None else clock.now()))
     return version
 
 
 async def revise(conn: AsyncConnection, task_id: str, *, goal: str | None = None, brief: str | None = None,
-                 who: str, why: str, message_id: str | None = None) -> int | None:
+                 who: str, why: str | Said, message_id: str | None = None) -> int | None:
     """Set the task's GOAL and/or BRIEF (None: keep it) and record the version; None when nothing changed."""
     row = (await conn.execute(select(s.tasks.c.goal, s.tasks.c.brief).where(s.tasks.c.id == task_id))).one()
     new_goal = row.goal if goal is None else goal
@@ -65,8 +68,8 @@ async def prompting_message(conn: AsyncConnection, task_id: str, turn_id: str, s
 
 
 async def versions(conn: AsyncConnection, task_id: str) -> list[dict[str, Any]]:
-    """Every version of the task's goal and brief, oldest first."""
+    """Every version of the task's goal and brief, oldest first (`why` a `Phrase` where Lomo gave the reason)."""
     rows = (await conn.execute(select(s.task_goal_versions).where(
         s.task_goal_versions.c.task_id == task_id).order_by(s.task_goal_versions.c.version))).all()
-    return [{"version": r.version, "goal": r.goal, "brief": r.brief, "who": r.who, "why": r.why,
+    return [{"version": r.version, "goal": r.goal, "brief": r.brief, "who": r.who, "why": column_value(r.why),
              "message_id": r.message_id, "at": r.at} for r in rows]

@@ -92,7 +92,7 @@ def register(reg: Registry) -> None:
             if task.kind == "lightweight" and steps:  # a one-shot that grew into multi-step work (A2)
                 await sv.ledger.promote(conn, ctx.task_id, "grew into a multi-step plan")
             if brief is not None:
-                await goals.revise(conn, ctx.task_id, brief=brief, who="agent", why="the plan was revised",
+                await goals.revise(conn, ctx.task_id, brief=brief, who="agent", why=Said("goal_why.plan_revised"),
                                    message_id=await goals.prompting_message(conn, ctx.task_id, ctx.claim.turn_id,
                                                                             ctx.step))
             result: dict[str, Any] = {}
