@@ -524,7 +524,7 @@ def _then_asks(norm: str, lang: str) -> bool:
 # Chinese often drops the question mark: a sentence that ends on an interrogative ("一公斤等于多少斤",
 # "北京到上海大概多远", "现在几点") is still a question.
 # a Japanese sentence that wonders ("どんな紙がいいんだろう", "何色がいいかな")
-_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ|(?:ます|です|ません|でした|ました)か)[。.!！…〜~]*\s*$")
+_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ|(?:ます|です|ません|でした|ました)か(?:ね|ねえ|な)?)[。.!！…〜~]*\s*$")
 _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|几|什么|怎么样|哪[里儿个些]?|谁)"
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
@@ -544,6 +544,9 @@ def _open_question(norm: str, lang: str) -> bool:
         return False
     if _has(L.QUESTION, "request", lang, norm.strip()):
         return False
+    if lang == "zh" and _ZH_CHOICE.search(norm) and not (_edits(norm, lang) or _edit_lead(norm, lang)
+                                                       or _has(L.GEN, "revise_strong", lang, norm)):
+        return True
     if is_cjk(lang) and _has(L.QUESTION, "habitual", lang, norm) and not _edit_lead(norm, lang):
         return True  # "宣传册一般做三折页还是骑马钉比较好？": what is usually done, whatever verb it names
     making = _has(L.GEN, "create_only", lang, norm) and not _has(L.QUESTION, "habitual", lang, norm)
@@ -650,6 +653,50 @@ def _last_asks(norm: str, lang: str) -> bool:
                 or _has(L.GEN, "revise_strong", lang, before) or _edit_lead(before, lang))
 
 
+def _asks_then_tells(norm: str, lang: str) -> bool:
+    """A question, then a sentence that only tells why it is asked ("Чем керамика отличается от жидкого стекла?
+    Клиенты постоянно спрашивают", "想问一下板面图一般做什么尺寸？我们是 8.25 吋的板子")."""
+    parts = re.split(r"([?？])", norm, maxsplit=1)
+    if len(parts) < 3:
+        return False
+    head, mark, tail = parts
+    question = head + mark
+    if not re.search(r"\w", tail) or not (_question_lead(question, lang) or _open_question(question, lang)):
+        return False
+    create = "create_only" if is_cjk(lang) else "create"
+    return not (_has(L.GEN, create, lang, tail) or _mentions(tail, lang) or _edits(tail, lang)
+                or _has(L.GEN, "revise_strong", lang, tail) or _has(L.GEN, "degree", lang, tail)
+                or _edit_lead(tail, lang) or _NEW_THING[lang].search(tail) or re.search(r"[?？]", tail))
+
+
+# a creator telling who they are after a greeting ("hi there! we run a small tattoo studio in Leeds",
+# "Привет! Мы — сыроварня из Твери", "こんにちは。渋谷で書店をやっています")
+_INTRODUCES = {
+    "en": LazyRe(r"\b(?:we|i)\s+(?:run|own|manage|have|are|am|work)\b|\b(?:i'm|im|we're|this is)\b"),
+    "zh": LazyRe(r"我们是|我是|我们家|我在|我们在|我们开|我开了|我经营|我们经营"),
+    "ja": LazyRe(r"と申します|を(?:経営|運営)して|をやって(?:い)?ます|をして(?:い)?ます|で働いて|です[。！!]?\s*$"),
+    "ru": LazyRe(r"(?<![а-я])(?:мы|я)(?![а-я])"),
+}
+
+
+def _introduces(norm: str, lang: str) -> bool:
+    """A greeting, then only who the creator is: small talk, answered, nothing to make or change yet."""
+    greeting = find(L.ACTS, "greeting", lang, norm)
+    if not greeting or norm[:greeting.start()].strip():
+        return False
+    rest = norm[greeting.end():]
+    if not _INTRODUCES[lang].search(rest) or re.search(r"[?？]", rest):
+        return False
+    create = "create_only" if is_cjk(lang) else "create"
+    return not (_has(L.GEN, create, lang, rest) or _mentions(rest, lang) or _edits(rest, lang)
+                or _has(L.GEN, "revise_strong", lang, rest) or _edit_lead(rest, lang)
+                or _NEW_THING[lang].search(rest) or find_count(rest, lang) is not None)
+
+
+# "用柔光箱还是反光板效果好一点？": a choice between two ways asks for advice, whatever making verb it names
+_ZH_CHOICE = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[?？]\s*$")
+
+
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
                   making: bool) -> None:
     """Set it.act (and it.topic) for anything but a control verb."""
@@ -689,13 +736,16 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         it.act = "help" if _has(L.ACTS, "help", lang, norm) else "question"
         it.interrogative = it.act == "question"
         return
+    if _introduces(norm, lang):
+        it.act = "greeting"
+        return
     for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
         m = find(L.ACTS, act, lang, norm)
         if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
             it.act = act
             return
-    if (_question_lead(norm, lang) or _open_question(norm, lang) or _last_asks(norm, lang)) \
-            and not _then_asks(norm, lang):
+    if (_question_lead(norm, lang) or _open_question(norm, lang) or _last_asks(norm, lang)
+            or _asks_then_tells(norm, lang)) and not _then_asks(norm, lang):
         it.act, it.interrogative = "question", True
         return
     has_flow = _has(L.GEN, "flow", lang, norm) or any(f.endswith(".flow.json") for f in it.files)

@@ -100,6 +100,8 @@ def _listed_pieces(text: str, lang: str) -> bool:
 
 _INTO_SERIES = cue_table("into_series")  # more pieces for a set the creator has: "one more poster for the series"
 _SERIES_NEXT = cue_table("series_next")  # the next piece of a series by its position: "a sixth fern plate"
+_FAILED_BEFORE = cue_table("failed_before")  # the last try did not come out: "радиоролик не вышел, повтори"
+_RECALL = cue_table("recall")  # older work named by memory: "remember the Moonwell teaser from way back?"
 _MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
 
 
@@ -498,6 +500,17 @@ def route(request: ModelRequest) -> ModelReply:
         if target is not None:
             return _send(target)
 
+    if "send_to_task" in tools and _cue(_FAILED_BEFORE, lang, text):
+        # "радиоролик не вышел, повтори": the failed task the message names, or the only failed one in view
+        failed = [c for c in viewed if c.status == "failed" and c.usable]
+        said = [c for c in failed if c.evidence > 0] or (failed if len(failed) == 1 else [])
+        if len(said) == 1:
+            return _send(said[0])
+    if "send_to_task" in tools and _cue(_RECALL, lang, text):
+        # "помните, давно делали фирменный стиль для «Пар да Жар»?": the older work its words name
+        recalled = _standout(viewed)
+        if recalled is not None and recalled.distinct > 0:
+            return _send(recalled)
     if series is not None and intent.act not in ("one_shot", "goal") and "send_to_task" in tools:
         return _send(series)  # "swap the font on the last one": only one task has a series to point into
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
