@@ -327,7 +327,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
         own = c.title_words & DELIVERABLES
         c.kind_match = bool(kinds & c.words) if kinds and own else None
         titled = bool(text) and _titled(c.title, norm)
-        for w in words & c.words:
+        for w in sorted(words & c.words):  # in one order: a sum over a set differs in its last bits with the hash seed
             value = (1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
             if (generic(w) or w in new) and not titled:
                 c.evidence += value * GENERIC_WEIGHT
