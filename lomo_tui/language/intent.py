@@ -653,6 +653,13 @@ def _last_asks(norm: str, lang: str) -> bool:
                 or _has(L.GEN, "revise_strong", lang, before) or _edit_lead(before, lang))
 
 
+def _asks_for_work(text: str, lang: str) -> bool:
+    """Does TEXT ask for something to be made or changed: a making verb, a kind of piece, an edit, a new thing?"""
+    create = "create_only" if is_cjk(lang) else "create"
+    return bool(_has(L.GEN, create, lang, text) or _mentions(text, lang) or _edits(text, lang)
+                or _has(L.GEN, "revise_strong", lang, text) or _edit_lead(text, lang) or _NEW_THING[lang].search(text))
+
+
 def _asks_then_tells(norm: str, lang: str) -> bool:
     """A question, then a sentence that only tells why it is asked ("Чем керамика отличается от жидкого стекла?
     Клиенты постоянно спрашивают", "想问一下板面图一般做什么尺寸？我们是 8.25 吋的板子")."""
@@ -663,10 +670,7 @@ def _asks_then_tells(norm: str, lang: str) -> bool:
     question = head + mark
     if not re.search(r"\w", tail) or not (_question_lead(question, lang) or _open_question(question, lang)):
         return False
-    create = "create_only" if is_cjk(lang) else "create"
-    return not (_has(L.GEN, create, lang, tail) or _mentions(tail, lang) or _edits(tail, lang)
-                or _has(L.GEN, "revise_strong", lang, tail) or _has(L.GEN, "degree", lang, tail)
-                or _edit_lead(tail, lang) or _NEW_THING[lang].search(tail) or re.search(r"[?？]", tail))
+    return not (_asks_for_work(tail, lang) or _has(L.GEN, "degree", lang, tail) or re.search(r"[?？]", tail))
 
 
 # a creator telling who they are after a greeting ("hi there! we run a small tattoo studio in Leeds",
@@ -687,10 +691,7 @@ def _introduces(norm: str, lang: str) -> bool:
     rest = norm[greeting.end():]
     if not _INTRODUCES[lang].search(rest) or re.search(r"[?？]", rest):
         return False
-    create = "create_only" if is_cjk(lang) else "create"
-    return not (_has(L.GEN, create, lang, rest) or _mentions(rest, lang) or _edits(rest, lang)
-                or _has(L.GEN, "revise_strong", lang, rest) or _edit_lead(rest, lang)
-                or _NEW_THING[lang].search(rest) or find_count(rest, lang) is not None)
+    return not (_asks_for_work(rest, lang) or find_count(rest, lang) is not None)
 
 
 # "用柔光箱还是反光板效果好一点？": a choice between two ways asks for advice, whatever making verb it names
