@@ -120,7 +120,8 @@ CASES: list[tuple[str, dict]] = [
      dict(act="goal", goal_type="short_clip", media="video", seconds=5.0, needs_source=True,
           subject="yesterday's cat")),
     ("做一个5秒的视频，用昨天那只猫", dict(act="goal", goal_type="short_clip", seconds=5.0, needs_source=True)),
-    ("猫の5秒の動画を作って", dict(act="goal", goal_type="short_clip", seconds=5.0, subject="猫")),
+    # a few seconds made from nothing is one generation (a one-shot); from an earlier picture, a keyframe first
+    ("猫の5秒の動画を作って", dict(act="one_shot", goal_type=None, media="video", seconds=5.0, subject="猫")),
     ("сделай 5-секундный ролик со вчерашним котом", dict(act="goal", goal_type="short_clip", seconds=5.0,
                                                         needs_source=True)),
     ("make a half-minute video of waves", dict(act="goal", goal_type="short_clip", seconds=30.0)),

@@ -27,6 +27,7 @@ from .text import (
     simplified,
     unquoted,
 )
+from .cues import cue
 from .verbs import alternation
 
 ACTS = ("greeting", "thanks", "help", "question", "one_shot", "goal", "revise", "status", "continue",
@@ -34,6 +35,9 @@ ACTS = ("greeting", "thanks", "help", "question", "one_shot", "goal", "revise", 
 MEDIA_KINDS = ("image", "video", "3d", "audio", "document", "flow")
 GOAL_TYPES = ("poster_series", "short_clip", "3d_object", "storyboard", "flow_edit", "audio_piece",
               "document", "general", "film")
+# "a 6 sec video of the bottle": a clip of something already made animates it (not a one-shot from nothing)
+_OF_EXISTING_EN = LazyRe(r"\bof (?:the|our|my|that|this|those|these)\b")
+ONE_SHOT_CLIP_SECONDS = 10  # a clip shorter than this, made from nothing, is one generation ("a 5-second clip of …")
 _GOAL_BY_MEDIA = {"image": "poster_series", "video": "short_clip", "3d": "3d_object",
                   "audio": "audio_piece", "document": "document", "flow": "flow_edit"}
 _CONTROL_ORDER = ("forget", "delete", "pause", "resume", "stop", "continue")
@@ -54,6 +58,7 @@ class Intent:
     title: str = ""  # the thing being made in the creator's words ("short clip about coffee"), for a task title
     style: list[str] = field(default_factory=list)
     refers_back: bool = False
+    comparative: bool = False  # opens on a comparative ("glowier letters", "thicker lines"): the piece at hand
     files: list[str] = field(default_factory=list)
     language: str = "en"
     topic: str | None = None  # question topic answered offline: time, date, spend, tasks, math
@@ -88,12 +93,17 @@ _NEW_THING = {  # a creation verb introducing something new: "make a…", "画�
                  r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"
                  r"|^\W*(?:ok\s+|oh\s+|and\s+)?(?:one more|another one)(?: thing)?\s*[:—–-]\s*(?:an?|another|some|\d+)\b"),
     "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
-    "ja": LazyRe(r"新しい|別の|も(?:ほしい|欲しい|お願いしたい|作りたい|作ってほしい|作って欲しい)"),
+    "ja": LazyRe(r"新しい|別の|とは別に|とは別件|別件で|も(?:ほしい|欲しい|お願いしたい|作りたい|作ってほしい|作って欲しい)"),
     "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|^\W*(?:а\s+|и\s+)?еще\s*[:—–]|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"
                  r"(?:нуж(?:ен|на|ны)|сделай|нарисуй|создай|сгенерируй|придумай|напиши|хочу|давай)(?![а-я])"),
 }
 _ORDER_EN = LazyRe(r"^\W*(?:(?:quick|another|one more|next|new|also|and|oh|ok|okay|now)(?: one| thing)?\W+)*"
-                   r"(?:an?|another)\s+(?!(?:bit|little|lot|tad|touch|few|couple|question|quick question)\b)[a-z]")
+                   r"(?:an?|another)\s+(?!(?:bit|little|lot|tad|touch|few|couple|question|quick question)\b)['\"“‘]?[a-z]")
+_ADDITION_LEAD = {
+    "zh": LazyRe(r"^\W*(?:另外|还有|顺便|再加|加一个|然后)[，,、\s]*"),
+    "ja": LazyRe(r"^\W*(?:それと|あと|それから|ついでに|あわせて)[、,\s]*"),
+    "ru": LazyRe(r"^\W*(?:а\s+|и\s+)?(?:ещё|еще|также|кроме того)[:,\s]"),
+}
 _DEFINITE = LazyRe(r"\bthe\s+(?:[\w-]+\s+){0,2}$")
 _ASPECTS = {"1:1": "1024x1024", "16:9": "1344x768", "9:16": "768x1344", "4:3": "1152x864",
             "3:4": "864x1152", "3:2": "1216x832", "2:3": "832x1216", "21:9": "1536x640"}
@@ -600,6 +610,7 @@ def read(text: str) -> Intent:
     if it.act not in _NO_REFERENCE_ACTS:
         plain = unquoted(norm)
         it.refers_back = _has(L.GEN, "deictic", lang, plain) or _has(L.GEN, "deictic_det", lang, plain)
+        it.comparative = it.act == "revise" and _has(L.GEN, "comparative_lead", lang, plain)
     if it.subject:
         it.subject = _original_case(norm, masked, it.subject)
     if it.title:
@@ -660,6 +671,14 @@ def _asks_for_work(text: str, lang: str) -> bool:
                 or _has(L.GEN, "revise_strong", lang, text) or _edit_lead(text, lang) or _NEW_THING[lang].search(text))
 
 
+_FIRST_PERSON = {  # the creator speaking of what they themselves will do
+    "en": LazyRe(r"\b(?:i|we|i'm|im|we're|i'll|we'll|i'd|we'd)\b"),
+    "zh": LazyRe(r"我"),
+    "ja": LazyRe(r"私|僕|うち|自分|つもり|たいので|たくて"),
+    "ru": LazyRe(r"(?<![а-я])(?:я|мы|хочу|хотим|хотелось|буду|будем|собираюсь|собираемся)(?![а-я])"),
+}
+
+
 def _asks_then_tells(norm: str, lang: str) -> bool:
     """A question, then a sentence that only tells why it is asked ("Чем керамика отличается от жидкого стекла?
     Клиенты постоянно спрашивают", "想问一下板面图一般做什么尺寸？我们是 8.25 吋的板子")."""
@@ -670,7 +689,12 @@ def _asks_then_tells(norm: str, lang: str) -> bool:
     question = head + mark
     if not re.search(r"\w", tail) or not (_question_lead(question, lang) or _open_question(question, lang)):
         return False
-    return not (_asks_for_work(tail, lang) or _has(L.GEN, "degree", lang, tail) or re.search(r"[?？]", tail))
+    if re.search(r"[?？]", tail) or _has(L.GEN, "degree", lang, tail):
+        return False
+    if _has(L.QUESTION, "habitual", lang, question) and _FIRST_PERSON[lang].search(tail) and not (
+            _mentions(tail, lang) or _edits(tail, lang) or find_count(tail, lang) is not None):
+        return True  # "Что обычно подают к утке? Хочу написать в описании": what the creator will do themselves
+    return not _asks_for_work(tail, lang)
 
 
 # a creator telling who they are after a greeting ("hi there! we run a small tattoo studio in Leeds",
@@ -681,17 +705,23 @@ _INTRODUCES = {
     "ja": LazyRe(r"と申します|を(?:経営|運営)して|をやって(?:い)?ます|をして(?:い)?ます|で働いて|です[。！!]?\s*$"),
     "ru": LazyRe(r"(?<![а-я])(?:мы|я)(?![а-я])"),
 }
+_TOLD_LIMIT = 16  # words (en/ru) or character pairs (zh/ja) of news a greeting may carry and still be small talk
 
 
-def _introduces(norm: str, lang: str) -> bool:
-    """A greeting, then only who the creator is: small talk, answered, nothing to make or change yet."""
+def _greets_and_tells(norm: str, lang: str) -> bool:
+    """A greeting, then only who the creator is or news of their day ("hi there! we run a small tattoo studio",
+    "こんばんは〜、稽古終わりました", "哈囉～今天終於放晴了", "hello! first time writing in english here"):
+    small talk, answered — nothing is asked, made, changed or reported as failed."""
     greeting = find(L.ACTS, "greeting", lang, norm)
     if not greeting or norm[:greeting.start()].strip():
         return False
     rest = norm[greeting.end():]
-    if not _INTRODUCES[lang].search(rest) or re.search(r"[?？]", rest):
+    if not re.search(r"\w", rest) or re.search(r"[?？]", rest) or cue("failed_before", lang, rest):
         return False
-    return not (_asks_for_work(rest, lang) or find_count(rest, lang) is not None)
+    if _INTRODUCES[lang].search(rest):
+        return not (_asks_for_work(rest, lang) or find_count(rest, lang) is not None)
+    return _leftover(rest, lang) <= _TOLD_LIMIT and not _instructs(rest, lang, False) \
+        and not _has(L.ACTS, "status", lang, rest)
 
 
 # "用柔光箱还是反光板效果好一点？": a choice between two ways asks for advice, whatever making verb it names
@@ -737,7 +767,7 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         it.act = "help" if _has(L.ACTS, "help", lang, norm) else "question"
         it.interrogative = it.act == "question"
         return
-    if _introduces(norm, lang):
+    if _greets_and_tells(norm, lang):
         it.act = "greeting"
         return
     for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
@@ -745,8 +775,8 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
             it.act = act
             return
-    if (_question_lead(norm, lang) or _open_question(norm, lang) or _last_asks(norm, lang)
-            or _asks_then_tells(norm, lang)) and not _then_asks(norm, lang):
+    if (_question_lead(norm, lang) or _open_question(norm, lang) or _last_asks(norm, lang)) \
+            and not _then_asks(norm, lang) or _asks_then_tells(norm, lang):
         it.act, it.interrogative = "question", True
         return
     has_flow = _has(L.GEN, "flow", lang, norm) or any(f.endswith(".flow.json") for f in it.files)
@@ -758,9 +788,11 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     primary, _, _ = _primary(mentions, _clauses(norm, lang), lang, norm)
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
     definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
+    campaign = fresh and _has(L.GEN, "project", lang, norm)  # "i want a proper anniversary campaign – a poster, …"
     if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or _fronted(norm, lang, mentions) or (
+            _has(L.GEN, "comparative_lead", lang, norm) and not create and not _NEW_THING[lang].search(norm)) or (
             _has(L.GEN, "revise", lang, _blank(L.GEN, "about_request", lang, norm))
-            and (deictic or definite or not fresh)) or (
+            and (deictic or definite or not fresh) and not campaign) or (
             _has(L.GEN, "degree", lang, norm) and not _has(L.GEN, "create_only", lang, norm)
             and not _NEW_THING[lang].search(norm) and not _has(L.GEN, "purpose", lang, norm)):
         it.act = "revise"
@@ -777,9 +809,16 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     if order and not _has(L.GEN, "deictic", lang, norm[:order.end()]) and extract_subject(norm, lang):
         it.act = "one_shot"  # a pronoun after the new thing is about it: "a tote bag with a crane on it"
         return
+    # "それと、カーテンコールで流す短いアニメ", "另外一张会员卡", "А ещё звук для видео: …": after a word that adds
+    # to the conversation, a kind of piece named without a verb is the next piece to make
+    lead = _ADDITION_LEAD.get(lang) and _ADDITION_LEAD[lang].match(norm)
+    if lead and not deictic and any(not m.source and m.start >= lead.end() for m in mentions) \
+            and not _has(L.GEN, "deictic", lang, plain[lead.end():]):
+        it.act = "one_shot"
+        return
     short = len(norm.split()) <= 6 if not is_cjk(lang) else len(norm) <= 12
-    for act in ("greeting", "thanks"):
-        if short and _has(L.ACTS, act, lang, norm):
+    for act in ("greeting", "thanks"):  # (not "hey the voucher didnt come through": news that work failed)
+        if short and _has(L.ACTS, act, lang, norm) and not cue("failed_before", lang, norm):
             it.act = act
             return
     if re.search(r"[?？]\s*$", norm) or _has(L.QUESTION, "lead", lang, norm.strip()):
@@ -922,8 +961,10 @@ def _goal_type(it: Intent, norm: str, lang: str, primary: _Mention | None, story
         return _GOAL_BY_MEDIA[media] if primary else "general"
     if _has(L.GEN, "project", lang, norm):
         return "general"
-    if media == "video" and (it.seconds or it.needs_source):
-        return "short_clip"
+    if media == "video" and (it.seconds or it.needs_source) and not (
+            it.seconds and it.seconds < ONE_SHOT_CLIP_SECONDS and not it.needs_source
+            and not (lang == "en" and _OF_EXISTING_EN.search(norm))):
+        return "short_clip"  # a few seconds of one shot is one generation: a one-shot
     if media == "3d" and _has(L.GEN, "design", lang, norm):
         return "3d_object"
     return None

@@ -60,9 +60,13 @@ LEAD_FILLERS = {
     "en": ("please", "pls", "ok", "okay", "hey", "hi", "hello", "lomo", "now", "just", "can you",
            "could you", "would you", "can u", "could u", "pls can u", "kindly", "and", "so", "then", "ah", "oh", "thanks", "thank you",
            "quick q", "quick question", "quick one", "question", "q", "btw", "also", "um", "hmm", "re:he+y+",
-           "re:hi+"),
+           "re:hi+", "random q", "random question", "dumb q", "dumb question", "silly question", "side question",
+           "off topic", "unrelated"),
     "ru": ("пожалуйста", "ну", "давай", "ладно", "окей", "ломо", "можешь", "слушай", "так", "а",
            "теперь", "привет", "спасибо"),
+    # "まず、店先に出す看板を…", "先帮我写个…": "first" says when, not what
+    "ja": ("まず", "まずは", "とりあえず", "最初に", "さっそく"),
+    "zh": ("首先", "re:先(?=帮|给|做|画|来|写|弄|生成)"),
 }
 # Units a number measures rather than counts: "a 4 bar loop" is one loop, "a 30 minute podcast" one episode
 MEASURE_UNITS = {
@@ -100,11 +104,18 @@ _KINDS_EN = ("(?:(?:any|some|real|short|long|little|simple|moving|animated|3d|2d
              "|gifs?|images?|pictures?|pics|photos?|drawings?|illustrations?|art(?:work)?|3d(?: models?| objects?)?"
              "|models?|music|songs?|sounds?|sound effects|audio|voice(?:overs?)?|logos?|posters?|stickers?|icons?"
              "|films?|movies?|storyboards?|textures?|sprites?)")
+_KIND_EN = _KINDS_EN + "(?:\\s+(?:stuff|things|work))?"  # "3d stuff"
 _KINDS_ZH = "(?:视频|影片|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|模型|动图|gif|logo|短片|电影|贴纸|图标)"
 _KINDS_JA = ("(?:動画|ビデオ|アニメーション|アニメ|音楽|音声|効果音|画像|イラスト|絵|写真|3dモデル|モデル|ポスター|gif"
              "|ロゴ|映画|ショートフィルム|短編映画)")
 _KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|изображени\\w*|3d[- ]?модел\\w*|модел\\w*|анимаци\\w*"
              "|гифк\\w*|постер\\w*|звук\\w*|логотип\\w*|фильм\\w*)")
+
+# English comparatives an edit asks for ("warmer", "glowier", "thicker")
+_COMPARATIVE_EN = ("(?:blu|warm|dark|bright|redd|soft|cool|bigg|small|light|bold|simpl|clean|sharp|calm|crisp|happi|"
+                   "sadd|cut|tall|short|wid|long|quiet|loud|fast|slow|green|pink|moodi|punchi|brav|dreami|nois|grain|"
+                   "thick|thinn|glowi|shini|fluffi|fuzzi|spooki|scari|creepi|fatt|slimm|round|deep|pal|rich|strong|"
+                   "smooth|rough|heavi|bigg|cuter|prettier|sunni|gloomi|foggi|mistier|grittier|sharper)i?er")
 
 ACTS: Table = {
     "status": {
@@ -142,21 +153,28 @@ ACTS: Table = {
                "(?:uestion)?|morning|evening)\\b[\\s,!.:]*)*(?:(?:can|could|do|will|would) (?:you|u)|does (?:it|this|this app|lomo)"
                "|(?:are you|is (?:it|this|this app|lomo)) able to)"
                " (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
-               "|animate|compose|paint|edit)\\s+" + _KINDS_EN + "(?:\\s+(?:and|or|&)\\s+" + _KINDS_EN + ")*"
+               "|animate|compose|paint|edit|work with)\\s+" + _KIND_EN + "(?:\\s+(?:and|or|&)\\s+" + _KIND_EN + ")*"
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
-               "(?:\\s+(?:or|and) (?:only|just) " + _KINDS_EN + ")?\\s*[?]*\\s*$",),
+               # "… or is it just flat pictures?"
+               "(?:\\s+(?:or|and) (?:is it |is that |do you |are you )?(?:only|just) (?:flat |still |static |2d )?"
+               + _KIND_EN + ")?\\s*[?]*\\s*$",),
         "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
                "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
                # "你们能做视频吗？", "哈啰～可以帮我做影片吗？": a kind of thing named bare, no subject of its own
                "re:(?:^|[～~，,!！。\\s]|想问一下|问一下|请问|想问)(?:你们|您们|你|您)?(?:还|也)?(?:能|会|可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|出)"
-               + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:吗|么|不|嘛)\\s*[?？]?\\s*$"),
+               # "你们能做会动的图吗？像甜筒转圈那种": a kind described in a few characters, then an example
+               + "(?:(?:会动|能动|动态|立体|三维|3d|有声|带声音|带音乐)的)?" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:吗|么|不|嘛)\\s*[?？]?"
+               "\\s*(?:(?:像|比如|例如)[^？?。]*[。.]?)?\\s*$"),
         "ja": ("re:^(?:(?:こんにちは|こんばんは|おはよう|やあ|ねえ|あの)[、,!！\\s]*)?" + _KINDS_JA +
                "(?:も|は|とか|って|を)?(?:作れ|作成でき|生成でき|描け|作ることが?でき|でき)(?:ます|る)(?:か|の)?"
                "\\s*[?？]?\\s*$",
                "re:(?:何|なに|どんなもの|どんなこと)(?:が|を)?(?:作れ|描け|生成でき|作成でき)"),
         "ru": ("re:(?<![а-я])(?:умеешь|умеете)(?![а-я])",
                "re:(?<![а-я])(?:можешь|можете)(?:\\s+ли)?\\s+(?:ты\\s+|вы\\s+)?(?:делать|создавать|рисовать|"
-               "генерировать)\\s+" + _KINDS_RU + "\\s*[?？]?\\s*$"),
+               "генерировать)\\s+" + _KINDS_RU + "\\s*[?？]?\\s*$",
+               # "А со звуком вы работаете или только картинки делаете?"
+               "re:(?<![а-я])(?:со?\\s+" + _KINDS_RU + "\\s+(?:вы|ты)\\s+работа\\w*|(?:вы|ты)\\s+работа\\w*\\s+со?\\s+"
+               + _KINDS_RU + ")(?:\\s+или\\s+только\\s+" + _KINDS_RU + "(?:\\s+\\w+)?)?\\s*[?？]\\s*$"),
     },
     # Asking what Lomo could do for the creator, whatever came before ("hi! I paint miniatures, what can you do
     # for me", "你能帮我们火锅店做些什么？", "どんなことをお願いできますか", "чем вы можете помочь магазину?"):
@@ -193,7 +211,7 @@ ACTS: Table = {
                "greetings", "hiya", "how are you", "how's it going", "what's up", "i'm back", "im back",
                "how's your day", "how was your day", "i am back", "hello again", "hi again", "hey again",
                "welcome back"),
-        "zh": ("你好", "您好", "嗨", "哈喽", "早上好", "晚上好", "下午好", "早安", "在吗", "你好吗", "我回来了"),
+        "zh": ("你好", "您好", "嗨", "嗨嗨", "哈喽", "哈囉", "哈啰", "安安", "午安", "早上好", "晚上好", "下午好", "早安", "在吗", "你好吗", "我回来了"),
         "ja": ("こんにちは", "こんばんは", "おはよう", "やあ", "もしもし", "はじめまして", "お元気ですか", "元気？",
                "ただいま"),
         "ru": ("привет*", "здравствуй*", "добрый день", "доброе утро", "добрый вечер", "хай", "салют",
@@ -332,14 +350,15 @@ QUESTION: Table = {
     # wh-questions about something, not requests to make it
     "lead": {
         "en": ("re:^(?:what|how|why|when|where|who|whom|whose|which|is|are|does|did|was|were|"
-               "do (?:you|i|we)|whats|hows|wheres|whos|whens|wat|wats)\\b",
+               "do (?:you|u|i|we)|whats|hows|wheres|whos|whens|wat|wats)\\b",
                # information asked for in the imperative ("tell me how flows work", "explain what a storyboard is")
                "re:^(?:tell me|explain|remind me|what do you think)\\b",
                "re:^(?:(?:hi|hey|ok|so|and|lomo),?\\s+)*(?:can|could|would) (?:you|u) (?:please )?(?:explain|tell me"
                "|describe|remind me)\\b"),
         "zh": ("什么是", "是什么", "为什么", "怎么", "如何", "谁", "哪", "re:吗[?？]?$", "re:呢[?？]?$",
                "re:^(?:请)?(?:告诉我|解释一下|介绍一下|你觉得|讲讲|说说)"),
-        "ja": ("とは", "って何", "ってなに", "なぜ", "どうして", "どうやって", "re:ですか[?？]?$", "何です",
+        "ja": ("re:とは(?!別|違|異|限ら)", "って何", "ってなに", "なぜ", "どうして", "どうやって", "re:ですか[?？]?$", "何です",
+               "re:(?:でしょうか|でしょう|ですかね|ますかね|んですか|のですか)[?？]?$",
                "誰", "どこ", "いつ", "re:(?:を|について)[^、。]{0,6}(?:教えて|説明して)"),
         "ru": ("re:^(?:что|как|почему|зачем|когда|где|кто|какой|какая|какое|какие|каким|какими|какую|каких|какого|каком"
                "|сколько|разве)"
@@ -354,7 +373,8 @@ QUESTION: Table = {
                "几", "哪", "谁", "是否", "有没有", "是不是", "对不对", "会不会", "re:还是[^？?]{1,12}[?？]?\\s*$", "re:吗[?？]", "re:呢[?？]?\\s*$"),
         "ja": ("何", "なに", "なん", "どう", "いつ", "どこ", "誰", "だれ", "なぜ", "どれ", "どんな", "どの", "いくつ",
                "いくら", "どちら", "どっち", "re:(?:ほうが|方が)[^、。]*[?？]\\s*$",
-               "re:って[^、。]*(?<!でき)(?<!られ)(?:る|い|た)[?？]\\s*$", "re:か[?？]\\s*$", "re:の[?？]\\s*$"),
+               "re:って[^、。]*(?<!でき)(?<!られ)(?:る|い|た)[?？]\\s*$", "re:か[?？]\\s*$", "re:の[?？]\\s*$",
+               "re:(?:種類|方法|違い|目安|相場|理由|コツ|ポイント)は[?？]\\s*$"),
         "ru": ("re:(?<![а-я])(?:что|чем|чего|как|какой|какая|какое|какие|какого|каком|какую|каких|почему|зачем|"
                "когда|где|куда|откуда|кто|кого|сколько|ли|разве|неужели)(?![а-я])",),
     },
@@ -399,7 +419,7 @@ GEN: Table = {
     # weak ones only when no new deliverable is named ("bluer", "more contrast").
     "revise_strong": {
         "en": ("again", "instead", "redo", "tweak", "adjust", "change", "switch", "swap", "replace",
-               "re:\\bmake (?:it|them|that one|this one)\\b", "turn it", "turn that", "another one",
+               "re:\\bmake (?:it|them|that one|this one)\\b", "re:^\\W*(?:now\\s+|ok\\s+|and\\s+)?make (?:her|his|their)\\b(?!\\s+(?:an?|some|one|two|three|\\d+)\\b)", "turn it", "turn that", "another one",
                "another version", "one more time", "try again", "fix", "do the same", "same for",
                # redoing the piece just made: "draw it with a hat", "a version in orange", "a longer one"
                "re:\\b(?:" + alternation() + "|redraw|repaint|give)\\s+(?:it|them)\\b",
@@ -476,10 +496,9 @@ GEN: Table = {
     },
     "revise": {
         "en": ("more", "less", "but", "too", "add", "remove", "version", "variation", "variant", "another",
-               "put", "insert", "include", "place",
-               "re:\\b(?:blu|warm|dark|bright|redd|soft|cool|bigg|small|light|bold|simpl|clean|sharp|"
-               "calm|crisp|happi|sadd|cut|tall|short|wid|long|quiet|loud|fast|slow|green|pink|"
-               "moodi|punchi|brav|dreami|nois|grain)i?er\\b"),
+               "put", "insert", "include", "place", "bump up", "bump it", "boost", "crank up", "tone down",
+               "dial up", "dial down", "turn up", "turn down",
+               "re:\\b" + _COMPARATIVE_EN + "\\b"),
         "zh": ("更", "一点", "一些", "调", "加上", "加个", "太", "不要", "换"),
         "ja": ("少し", "消して", "足して", "加えて", "すぎ", "より"),
         "ru": ("еще", "убери*", "добавь*", "побольше", "поменьше", "более", "менее", "слишком",
@@ -489,6 +508,11 @@ GEN: Table = {
     },
     # Degree words: in languages without articles a noun with one of these and no creation verb
     # ("ролик покороче", "海报暖一点", "ポスターを少し明るく") revises that piece.
+    # a message that opens on a comparative changes what is there: "glowier letters", "thicker lines", "more fog"
+    "comparative_lead": {
+        "en": ("re:^\\W*(?:(?:a bit|a little|a tad|slightly|much|way|even|and|but|ok|okay|now|maybe)\\s+)*"
+               "(?:" + _COMPARATIVE_EN + ")\\b",),
+    },
     "degree": {
         "en": (),
         "zh": ("更", "一点", "太", "点儿"),
@@ -523,7 +547,11 @@ GEN: Table = {
     },
     # Pronouns pointing back at earlier work (cut from subjects) …
     "deictic": {
-        "en": ("it", "its", "re:\\bthat\\b(?!\\s+(?:i|you|we|he|she|they|it|the|node|is|was|a|an|my|says|reads|shows|spells|has|"
+        "en": ("it", "its",
+               # "make her helmet gold", "give him a cape", "her dress should be red": the one just made
+               "re:^\\W*(?:(?:now|ok|okay|and|also|just|pls|please|then)\\s+)*(?:(?:make|give|turn|paint|colou?r|put)\\s+)?"
+               "(?:her|his|their)\\s+(?!(?:an?|some|one|two|three|four|five)\\b)[a-z]",
+               "re:\\bthat\\b(?!\\s+(?:i|you|we|he|she|they|it|the|node|is|was|a|an|my|says|reads|shows|spells|has|"
                "looks|glows|holds|goes|feels|sounds|plays|lights|will|would|can|could)\\b)",
                "this", "these", "those", "them", "that one", "this one", "the last one", "the previous one",
                "the same", "same one", "the result"),
@@ -655,7 +683,8 @@ MEDIA: Table = {
         "zh": ("图片", "图像", "照片", "画", "插画", "海报", "头像", "壁纸", "封面", "图标", "图", "横幅",
                "贴纸", "传单", "明信片", "名片", "请柬", "邀请函"),
         "ja": ("絵", "画像", "写真", "イラスト", "ポスター", "アイコン", "壁紙", "描い", "描く", "ロゴ", "背景画",
-               "バナー", "表紙", "チラシ", "ステッカー", "名刺", "招待状"),
+               "バナー", "表紙", "チラシ", "ステッカー", "名刺", "招待状", "看板", "栞", "しおり", "ラベル", "案内状",
+               "ブックカバー", "立て看板"),
         "ru": ("картин*", "изображен*", "рисун*", "фото*", "постер*", "плакат*", "иллюстрац*",
                "логотип*", "нарису*", "обложк*", "иконк*", "аватар*", "афиш*", "баннер*", "открытк*",
                "арт", "фотк*", "стикер*", "наклейк*", "визитк*", "листовк*", "флаер*", "эмблем*"),
@@ -665,7 +694,7 @@ MEDIA: Table = {
                "commercial", "ad", "advert", "teaser", "reel"),
         "zh": ("视频", "短片", "动画", "片段", "影片", "短视频", "动图", "广告片", "预告片"),
         "ja": ("動画", "ビデオ", "クリップ", "アニメーション", "映像", "ムービー", "cm", "アニメ化", "映画", "短編映画",
-               "ショートフィルム"),
+               "ショートフィルム", "re:アニメ(?!調|風|っぽ|タッチ|化|ーション|絵)"),  # "短いアニメ", not "アニメ調"
         "ru": ("видео*", "ролик*", "клип*", "анимац*", "анимир*", "фильм*", "гифк*", "реклам*",
                "оживи*", "трейлер*"),
     },
@@ -695,7 +724,7 @@ MEDIA: Table = {
                "re:(?<!instagram )(?<!insta )(?<!ig )\\bstory\\b(?!\\s+(?:version|format|size|post|ratio|frame|cut))",
                "essay", "article", "brief", "outline",
                "notes", "markdown", "poem", "write-up", "blurb", "copy", "caption", "tagline", "text",
-               "letter", "treatment"),
+               "re:\\bletter\\b", "treatment"),  # (not "glowier letters": the letters on a piece)
         "zh": ("文档", "文案", "剧本", "脚本", "故事", "文章", "大纲", "文字", "诗", "标语", "说明"),
         "ja": ("文書", "ドキュメント", "台本", "脚本", "物語", "ストーリー", "文章", "記事", "詩", "原稿",
                "キャッチコピー", "コピー"),
@@ -728,7 +757,10 @@ BUNDLE_ITEMS = {
            "teaser", "mascot", "wallpaper", "presentation", "deck", "slides", "newsletter", "billboard",
            "catalog", "catalogue", "price list", "coupon", "voucher", "gift card", "name tag", "postcard",
            "storyboard", "script", "illustration", "animation", "3d model", "model", "lookbook",
-           "avatar", "ad", "price tag", "leaflet", "certificate", "ticket"),
+           "avatar", "ad", "price tag", "leaflet", "certificate", "ticket", "tshirt", "tshirt print",
+           "t-shirt print", "shirt", "hoodie", "cap", "lanyard", "wristband", "thank you card", "thank-you card",
+           "booklet", "programme", "program", "pamphlet", "medal", "bib", "apron", "banner scroll", "story slides",
+           "entrance art", "props", "puzzle props", "reel"),
     "zh": ("标志", "名片", "横幅", "海报", "传单", "宣传册", "菜单", "信纸", "信封", "贴纸", "标签", "包装",
            "手提袋", "t恤", "杯子", "招牌", "图标", "网站", "封面", "请柬", "邀请函", "视频", "短片", "宣传片",
            "配乐", "吉祥物", "壁纸", "幻灯片", "画册", "价目表", "优惠券", "工牌", "明信片", "分镜", "插画",

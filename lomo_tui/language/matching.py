@@ -11,7 +11,7 @@ from .text import LazyRe, compile_entries, detect_language, find, normalise
 _TOKEN = LazyRe(r"[a-z0-9']+|[а-я0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 _CJK_SPLIT = LazyRe("[\u3040-\u309f" + "".join(sorted(CJK_STOPCHARS)) + "]+")
 _RU_ENDINGS = tuple(sorted(
-    "ами ями ого его ому ему ыми ими ой ей ий ый ая яя ое ее ые ие ую юю ов ев ах ях ам ям ом ем "
+    "ами ями ого его ому ему ыми ими ых их ым ой ей ий ый ая яя ое ее ые ие ую юю ов ев ах ях ам ям ом ем "
     "а я ы и е у ю о ь".split(), key=len, reverse=True))
 _STYLE_WEIGHT = 2.0
 _MEDIA_WEIGHT = 0.5  # every image request shares "#media:image": weak, like a generic word
@@ -54,6 +54,19 @@ def _stem_ru(word: str) -> str:
     return word
 
 
+# a bare form whose last vowel may be a fleeting one: "открыток" (открытка), "чашек" (чашка), "песен" (песня)
+_RU_FLEETING = LazyRe(r"[бвгджзклмнпрстфхцчшщ][оеё][кцн]$")
+
+
+def _grams_ru(word: str) -> list[str]:
+    """The stem of a Russian word, and for a bare form with a fleeting vowel the stem of its other forms too
+    ("открыток" also keys as "открытк", so "вторую открытку" meets "серия открыток")."""
+    stem = _stem_ru(word)
+    if stem == word and len(word) >= 5 and _RU_FLEETING.search(word):
+        return [stem, word[:-2] + word[-1]]
+    return [stem]
+
+
 _KANA_RUN = LazyRe(r"[\u3041-\u3096ー]{3,}")
 _KANA_EDGE = "のをにがはでともへやかね"
 
@@ -93,7 +106,7 @@ def keywords(text: str) -> list[str]:
         elif token.isdigit() or token in STOPWORDS["en"] or token in STOPWORDS["ru"]:
             grams = []
         elif re.match("[а-я]", token):
-            grams = [_stem_ru(token)]
+            grams = _grams_ru(token)
         else:
             grams = [_stem_en(token)]
         for gram in grams:

@@ -268,6 +268,9 @@ _RU_STEMS = {"одно": 1, "двух": 2, "трех": 3, "четырех": 4, "
              "тридцати": 30, "шестидесяти": 60}
 _JA_NATIVE = {"ひとつ": 1, "ふたつ": 2, "みっつ": 3, "よっつ": 4, "いつつ": 5, "むっつ": 6,
               "ななつ": 7, "やっつ": 8, "ここのつ": 9, "とお": 10}
+# a native number starts a word: after a particle or a non-kana character ("ステッカーをみっつ"), not inside
+# one (the とお of "ぺこっとお辞儀")
+_JA_NATIVE_AFTER = "(?:(?<=[をがはもでにの])|(?<![ぁ-ゖ]))"
 _CJK_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
                "七": 7, "八": 8, "九": 9}
 _CJK_NUM = "[0-9零〇一二两三四五六七八九十百]+(?:\\.[0-9]+)?|半"
@@ -288,7 +291,7 @@ NUM = {
     "en": _EN_NUM,
     "ru": _RU_NUM_RE,
     "zh": _CJK_NUM,
-    "ja": _CJK_NUM + "|" + _alternation(list(_JA_NATIVE)),
+    "ja": _CJK_NUM + "|" + _JA_NATIVE_AFTER + "(?:" + _alternation(list(_JA_NATIVE)) + ")",
 }
 
 
@@ -393,7 +396,7 @@ def _count_regexes(lang: str) -> tuple[re.Pattern[str], ...]:
                           rf"(?![{_LETTER}])"),) if lang == "ru" else ()),
         )
     counters = _alternation(list(CJK_COUNTERS[lang]))
-    native = f"|({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""
+    native = f"|{_JA_NATIVE_AFTER}({_alternation(list(_JA_NATIVE))})" if lang == "ja" else ""
     # "2枚目" names a position, not how many ("第6张" too, unless it asks to make it: _position_made)
     return (re.compile(rf"(?<![到至~～〜0-9零〇一二两三四五六七八九十百-])({_CJK_NUM})\s*(?:{counters})(?!目){native}"),)
 

@@ -101,6 +101,9 @@ def _listed_pieces(text: str, lang: str) -> bool:
 _INTO_SERIES = cue_table("into_series")  # more pieces for a set the creator has: "one more poster for the series"
 _SERIES_NEXT = cue_table("series_next")  # the next piece of a series by its position: "a sixth fern plate"
 _FAILED_BEFORE = cue_table("failed_before")  # the last try did not come out: "радиоролик не вышел, повтори"
+_RETRY = cue_table("retry")  # another try asked for: "ok retry it", "Перезапусти", "再来一次吧"
+_NEW_WORD = cue_table("new_word")  # "make a new invitation suite then": not the old one asked again
+_WHOLE_PACKAGE = cue_table("whole_package")  # "need the whole package: entrance art, 4 props and a trailer"
 _RECALL = cue_table("recall")  # older work named by memory: "remember the Moonwell teaser from way back?"
 _MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
 
@@ -287,9 +290,14 @@ def _wanted_value(norm: str) -> set[str]:
 
 
 def _value_spans(norm: str, lang: str) -> list[tuple[int, int]]:
-    """Where the values an edit asks for stand in NORM (cue table new_value: group v, else the whole match)."""
+    """Where the values an edit asks for stand in NORM (cue table new_value: the named group that matched — v, w… —
+    else the whole match)."""
     rx = re.compile(_NEW_VALUE.get(lang, _NEW_VALUE["en"]))
-    return [m.span("v") if "v" in rx.groupindex and m.group("v") is not None else m.span() for m in rx.finditer(norm)]
+    spans = []
+    for m in rx.finditer(norm):
+        named = [name for name in rx.groupindex if m.group(name) is not None]
+        spans.append(m.span(named[0]) if named else m.span())
+    return spans
 
 
 def _without(norm: str, spans: list[tuple[int, int]]) -> str:
@@ -321,13 +329,18 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
         for w in words & c.words:
             df[w] = df.get(w, 0) + 1
     kinds = words & DELIVERABLES
-    new = _introduced(norm) | _wanted_value(norm)
+    wanted = _wanted_value(norm)
+    new = _introduced(norm) | wanted
     for c in cands:
         c.evidence = c.distinct = 0.0
         own = c.title_words & DELIVERABLES
         c.kind_match = bool(kinds & c.words) if kinds and own else None
         titled = bool(text) and _titled(c.title, norm)
+        # "needs more fog + green light": a value, not the task whose description or file name says green
+        said = _content(c.title)[0] if wanted else set()
         for w in sorted(words & c.words):  # in one order: a sum over a set differs in its last bits with the hash seed
+            if w in wanted and w not in said and not titled:
+                continue
             value = (1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
             if (generic(w) or w in new) and not titled:
                 c.evidence += value * GENERIC_WEIGHT
@@ -475,6 +488,9 @@ def route(request: ModelRequest) -> ModelReply:
     absent = [name for name in unclaimed if name not in outputs]
     if absent and "clarify" in tools:
         return _clarify_missing(cands, absent, intent, text, lang)
+    retry = _retry_target(viewed, text, lang) if "send_to_task" in tools else None
+    if retry is not None:
+        return _send(retry)
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
         answer = answer_simple(text, intent, _facts(hints))
         best = _best(cands)
@@ -549,6 +565,15 @@ def route(request: ModelRequest) -> ModelReply:
     if standout is not None and _cue(_INTO_SERIES, lang, text):
         return _send(standout)  # "one more poster for the series", "再做三张贴纸，延续那套的风格": the set its words name
 
+    if intent.act in ("one_shot", "goal") and more and not fresh and best is None and not tied \
+            and not any(c.evidence > 0 for c in cands) and not media_kinds(text, lang) \
+            and len([w for w in keywords(intent.subject or "") if not is_generic(w)]) <= 1:
+        # "再多兩款，一款芋頭紫、一款抹茶綠" right after the cups were worked on: more of what was just made, when
+        # the words name no task and no kind of piece at all
+        just = _just_now(cands, hints)
+        if just is not None:
+            return _send(just)
+
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
     if intent.act == "goal":
         dups = _duplicates(cands, text, intent=intent)
@@ -556,7 +581,9 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(dups[0][0])
         if dups:
             return _clarify([c for c, _ in dups], intent, text, lang, tools)
-        if best is not None and reference and (more or not fresh) and (best.kind != "lightweight" or _strong(best, text)):
+        whole = _cue(_WHOLE_PACKAGE, lang, text) and _listed_pieces(text, lang)  # new work, whatever "it" says later
+        if best is not None and reference and (more or not fresh) and not whole \
+                and (best.kind != "lightweight" or _strong(best, text)):
             return _send(best)  # several pieces are not a one-shot's revision unless the message names that piece
         return _create(intent, text, lang, "persistent")
 
@@ -582,7 +609,7 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(best)
     if fresh_cue and not deictic and not edit and intent.act not in CONTROL_ACTS:
         return _create(intent, text, lang, "lightweight")
-    if best is not None and _cue(_PRONOUN, lang, text) and not _strong(best, text):
+    if best is not None and (_cue(_PRONOUN, lang, text) or intent.comparative) and not _strong(best, text):
         # "same but at night" / "redo it in blue" right after an owl picture was made is about the owl, even
         # though another task's title has "night" or its goal "Blue Note": a pronoun points at the piece just
         # made or discussed more surely than one word another task happens to share.
@@ -605,6 +632,21 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.subject and intent.media:
         return _create(intent, text, lang, "lightweight")
     return _recent_target(cands, media, hints, intent, text, lang, tools)
+
+
+def _retry_target(viewed: list[Candidate], text: str, lang: str) -> Candidate | None:
+    """"ok retry it", "Перезапусти, только без дрона", "融化慢镜头怎么又失败了，再来一次吧": another try is for the
+    failed task the message names, else the only failed one in view — unless its words name another task."""
+    if not _cue(_RETRY, lang, text):
+        return None
+    failed = [c for c in viewed if c.status == "failed" and c.usable]
+    said = [c for c in failed if c.evidence > 0]
+    if len(said) == 1:
+        return said[0]
+    if said or len(failed) != 1:
+        return None
+    named = [c for c in viewed if c is not failed[0] and c.usable and c.evidence > 0 and _strong(c, text)]
+    return None if named else failed[0]
 
 
 def _next_item(intent: Any, text: str) -> Any:
@@ -871,7 +913,7 @@ def _duplicates(cands: list[Candidate], text: str, act: str = "goal",
             continue
         target = f"{c.title}\n{c.goal}" if c.goal and c.goal != c.title else c.title
         # the goal alone is what the creator asked for: a title in other words must not hide the same ask
-        value = max(similarity(text, target), similarity(text, c.goal) if c.goal else 0.0)
+        value = max(similarity(text, target), similarity(text, c.goal) if c.goal else 0.0, _subject_repeats(c, intent, text))
         seen.append({"id": c.id, "similarity": _places(value)})
         if value >= cut:
             found.append((c, value))
@@ -879,6 +921,17 @@ def _duplicates(cands: list[Candidate], text: str, act: str = "goal",
         TRACE.append({"text": text, "act": act, "duplicates": seen})
     found.sort(key=lambda x: -x[1])
     return found[:MAX_CHOICES]
+
+
+def _subject_repeats(c: Candidate, intent: Any, text: str) -> float:
+    """How alike the thing asked for (its subject, without the frame of the request: "我想做一組…的") and candidate
+    C's title are — where the subject says enough to compare (two distinctive words), it is of C's kind (a video
+    for the café is no repeat of the café's cards) and not said to be new ("make a new suite then")."""
+    subject = (intent.subject or "") if intent is not None else ""
+    if c.kind_match is False or len([w for w in keywords(subject) if not is_generic(w)]) < 2 \
+            or _cue(_NEW_WORD, intent.language, text):
+        return 0.0
+    return similarity(subject, c.title)
 
 
 def _just_now(cands: list[Candidate], hints: dict[str, Any]) -> Candidate | None:
