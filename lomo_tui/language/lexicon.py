@@ -115,7 +115,7 @@ _KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|из�
 _COMPARATIVE_EN = ("(?:blu|warm|dark|bright|redd|soft|cool|bigg|small|light|bold|simpl|clean|sharp|calm|crisp|happi|"
                    "sadd|cut|tall|short|wid|long|quiet|loud|fast|slow|green|pink|moodi|punchi|brav|dreami|nois|grain|"
                    "thick|thinn|glowi|shini|fluffi|fuzzi|spooki|scari|creepi|fatt|slimm|round|deep|pal|rich|strong|"
-                   "smooth|rough|heavi|bigg|cuter|prettier|sunni|gloomi|foggi|mistier|grittier|sharper)i?er")
+                   "smooth|rough|heavi|pretti|sunni|gloomi|foggi|misti|gritti)i?er")
 
 ACTS: Table = {
     "status": {
