@@ -587,3 +587,23 @@ def test_a_quoted_order_and_a_terse_comparative() -> None:
     letter = {"title": "Cover letter for the grant", "files": ["docs/letter.md"], "status": "done"}
     # "glowier letters" right after the sign: the sign's letters, not the task with a letter in its name
     assert decide("glowier letters", sign, letter) == ("send_to_task", sign["title"])
+
+
+# ---- heldout16 aggregates (session 12) ---------------------------------------------------------------------
+def test_small_talk_that_names_no_work_is_answered_not_asked_about() -> None:
+    # nothing asked, nothing named, nothing worked on a moment ago: a greeting back, not "which task do you mean?"
+    old = (dict(SPRITES, age_s=7200), dict(TEXTURES, age_s=9000))
+    for text in ("just got back from vacation", "终于周末了", "週末だー", "ну и денёк"):
+        kind, reply = decide(text, *old)
+        assert kind == "answer" and reply, (text, kind, reply)
+    # the same words a moment after a piece was made still go to the piece at hand
+    assert decide("终于周末了", dict(CRATE, age_s=30), *old)[0] != "clarify"
+
+
+def test_ok_then_retry_is_a_retry_not_thanks() -> None:
+    # "ok retry it" asks for another try of the failed task; "ok" alone is still an acknowledgement
+    failed = {"title": "Jingle for the bakery", "kind": "lightweight", "status": "failed", "age_s": 120}
+    old = (dict(SPRITES, age_s=7200), dict(TEXTURES, age_s=9000))
+    for text in ("ok retry it", "thanks, retry it please"):
+        assert decide(text, failed, *old) == ("send_to_task", failed["title"]), text
+    assert decide("ok", failed, *old)[0] == "answer"

@@ -479,6 +479,8 @@ def _instructs(rest: str, lang: str, warm: bool) -> bool:
         return True
     if _edits(rest, lang) or _edit_lead(rest, lang) or _NEW_THING[lang].search(rest) or _NODES.search(rest):
         return True
+    if cue("retry", lang, rest):  # "ok retry it": another try asked for
+        return True
     if lang == "en" and _INDEFINITE_EN.search(rest.strip()):
         return True
     mentions = _mentions(rest, lang)
@@ -770,9 +772,9 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     if _greets_and_tells(norm, lang):
         it.act = "greeting"
         return
-    for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question
+    for act in ("greeting", "thanks"):  # "how are you?" is small talk, not a question ("ok retry it" is not)
         m = find(L.ACTS, act, lang, norm)
-        if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1:
+        if m and _leftover(norm[:m.start()] + norm[m.end():], lang) <= 1 and not cue("retry", lang, norm):
             it.act = act
             return
     if (_question_lead(norm, lang) or _open_question(norm, lang) or _last_asks(norm, lang)) \
@@ -818,7 +820,8 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
         return
     short = len(norm.split()) <= 6 if not is_cjk(lang) else len(norm) <= 12
     for act in ("greeting", "thanks"):  # (not "hey the voucher didnt come through": news that work failed)
-        if short and _has(L.ACTS, act, lang, norm) and not cue("failed_before", lang, norm):
+        if short and _has(L.ACTS, act, lang, norm) and not cue("failed_before", lang, norm) \
+                and not cue("retry", lang, norm):
             it.act = act
             return
     if re.search(r"[?？]\s*$", norm) or _has(L.QUESTION, "lead", lang, norm.strip()):

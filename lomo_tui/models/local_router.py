@@ -631,6 +631,11 @@ def route(request: ModelRequest) -> ModelReply:
         return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
     if intent.subject and intent.media:
         return _create(intent, text, lang, "lightweight")
+    if intent.act == "other" and not (media or intent.files or any(c.evidence > 0 for c in cands)) \
+            and _just_now(cands, hints) is None:
+        # "安安～", "hey hey, back from the market": nothing asked, no work named, nothing worked on a moment ago —
+        # no task to guess at or to ask about: answered as the small talk it is
+        return ModelReply(content=phrase("greeting", lang))
     return _recent_target(cands, media, hints, intent, text, lang, tools)
 
 
