@@ -28,13 +28,13 @@ from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, film_subject, is_regenerate, make_brief, make_checklist, shot_change, shot_named
 from .reference import Reference, find_reference, series_size
 from .tables import KeywordTable, mentions, most_mentioned
-from .text import detect_language, file_name_variants, find_files, matchable, normalise, unquoted
+from .text import detect_language, file_name_variants, find_files, matchable, normalise, parse_number, unquoted
 
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
            "classify", "cue", "cue_table", "detect_language", "edited_media", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "film_subject", "is_regenerate", "shot_change", "shot_named",
            "kana_words", "keywords", "make_brief", "unquoted", "make_checklist", "matchable", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
-           "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
+           "parse_number", "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
 
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG
 

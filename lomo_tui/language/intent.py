@@ -58,7 +58,8 @@ class Intent:
     title: str = ""  # the thing being made in the creator's words ("short clip about coffee"), for a task title
     style: list[str] = field(default_factory=list)
     refers_back: bool = False
-    comparative: bool = False  # opens on a comparative ("glowier letters", "thicker lines"): the piece at hand
+    comparative: bool = False  # opens on a comparative ("glowier letters", "thicker lines") or is only a look for a
+    # part ("red text"): the piece at hand
     files: list[str] = field(default_factory=list)
     language: str = "en"
     topic: str | None = None  # question topic answered offline: time, date, spend, tasks, math
@@ -93,7 +94,9 @@ _NEW_THING = {  # a creation verb introducing something new: "make a…", "画�
                  r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"
                  r"|^\W*(?:ok\s+|oh\s+|and\s+)?(?:one more|another one)(?: thing)?\s*[:—–-]\s*(?:an?|another|some|\d+)\b"),
     "zh": LazyRe(r"(?:画|做|生成|制作|创作|设计|写|来)(?:[0-9一二两三四五六七八九十几]+|一些)"),
-    "ja": LazyRe(r"新しい|別の|とは別に|とは別件|別件で|も(?:ほしい|欲しい|お願いしたい|作りたい|作ってほしい|作って欲しい)"),
+    # (not "黒バージョンも欲しい", "韓国語版も作ってほしい": another version of a piece that exists)
+    "ja": LazyRe(r"新しい|別の|とは別に|とは別件|別件で|(?<!バージョン)(?<!版)(?<!違い)"
+                 r"も(?:ほしい|欲しい|お願いしたい|作りたい|作ってほしい|作って欲しい)"),
     "ru": LazyRe(r"(?<![а-я])(?:новый|новую|новое)(?![а-я])|^\W*(?:а\s+|и\s+)?еще\s*[:—–]|(?:^|[,.;!—-]\s*)(?:а\s+|и\s+)?еще\s+(?:мне\s+|нам\s+)?"
                  r"(?:нуж(?:ен|на|ны)|сделай|нарисуй|создай|сгенерируй|придумай|напиши|хочу|давай)(?![а-я])"),
 }
@@ -466,24 +469,29 @@ def courtesy_kinds(norm: str, lang: str) -> tuple[set[str], str]:
     return kinds, rest
 
 
-def _instructs(rest: str, lang: str, warm: bool) -> bool:
+def _instructs(rest: str, lang: str, warm: bool, news: bool = False) -> bool:
     """Does what a courteous message says besides its courtesy carry an instruction? A creation or edit
     verb, a revision marker, a question, a count or a new piece ("great, now make it bigger", "谢谢，再来一张",
     "ありがとう、もう少し明るく", "спасибо, добавь логотип"). WARM (thanks or praise) lets the work be named
-    ("thanks for the posters", "love the warm colours"); a bare greeting or "ok" does not."""
+    ("thanks for the posters", "love the warm colours"); a bare greeting or "ok" does not. NEWS (what follows a
+    greeting) may carry numbers and colours of its own ("40 lbs off six hives", "楓葉紅得剛剛好")."""
     if re.search(r"[?？]", rest) and (_has(L.QUESTION, "open", lang, rest)
                                       or _has(L.QUESTION, "lead", lang, rest.strip())):
         return True
     create = "create_only" if is_cjk(lang) else "create"
     if any(_has(L.GEN, c, lang, rest) for c in (create, "revise_strong", "revise", "degree")):
         return True
-    if _edits(rest, lang) or _edit_lead(rest, lang) or _NEW_THING[lang].search(rest) or _NODES.search(rest):
+    # («вчера увидели кольца Сатурна в новый телескоп»: news of a new thing is no order; one asked for is named)
+    fresh = _NEW_THING[lang].search(rest) and not (news and lang == "ru")
+    if _edits(rest, lang) or _edit_lead(rest, lang) or fresh or _NODES.search(rest):
         return True
     if cue("retry", lang, rest):  # "ok retry it": another try asked for
         return True
     if lang == "en" and _INDEFINITE_EN.search(rest.strip()):
         return True
     mentions = _mentions(rest, lang)
+    if news:
+        return bool(mentions)
     if not warm:
         return bool(mentions or find_styles(rest, lang) or re.search(r"\d", rest)
                     or find_count(rest, lang) is not None or find_seconds(rest, lang, True)[0] is not None)
@@ -612,7 +620,8 @@ def read(text: str) -> Intent:
     if it.act not in _NO_REFERENCE_ACTS:
         plain = unquoted(norm)
         it.refers_back = _has(L.GEN, "deictic", lang, plain) or _has(L.GEN, "deictic_det", lang, plain)
-        it.comparative = it.act == "revise" and _has(L.GEN, "comparative_lead", lang, plain)
+        it.comparative = it.act == "revise" and (_has(L.GEN, "comparative_lead", lang, plain)
+                                                 or _styled_part(plain, lang))
     if it.subject:
         it.subject = _original_case(norm, masked, it.subject)
     if it.title:
@@ -707,7 +716,7 @@ _INTRODUCES = {
     "ja": LazyRe(r"と申します|を(?:経営|運営)して|をやって(?:い)?ます|をして(?:い)?ます|で働いて|です[。！!]?\s*$"),
     "ru": LazyRe(r"(?<![а-я])(?:мы|я)(?![а-я])"),
 }
-_TOLD_LIMIT = 16  # words (en/ru) or character pairs (zh/ja) of news a greeting may carry and still be small talk
+_TOLD_LIMIT = 20  # words (en/ru) or character pairs (zh/ja) of news a greeting may carry and still be small talk
 
 
 def _greets_and_tells(norm: str, lang: str) -> bool:
@@ -722,7 +731,7 @@ def _greets_and_tells(norm: str, lang: str) -> bool:
         return False
     if _INTRODUCES[lang].search(rest):
         return not (_asks_for_work(rest, lang) or find_count(rest, lang) is not None)
-    return _leftover(rest, lang) <= _TOLD_LIMIT and not _instructs(rest, lang, False) \
+    return _leftover(rest, lang) <= _TOLD_LIMIT and not _instructs(rest, lang, False, news=True) \
         and not _has(L.ACTS, "status", lang, rest)
 
 
@@ -791,7 +800,8 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
     definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
     campaign = fresh and _has(L.GEN, "project", lang, norm)  # "i want a proper anniversary campaign – a poster, …"
-    if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or _fronted(norm, lang, mentions) or (
+    if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or _fronted(norm, lang, mentions) \
+            or _styled_part(norm, lang) or (
             _has(L.GEN, "comparative_lead", lang, norm) and not create and not _NEW_THING[lang].search(norm)) or (
             _has(L.GEN, "revise", lang, _blank(L.GEN, "about_request", lang, norm))
             and (deictic or definite or not fresh) and not campaign) or (
@@ -826,6 +836,18 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
             return
     if re.search(r"[?？]\s*$", norm) or _has(L.QUESTION, "lead", lang, norm.strip()):
         it.act = "question"
+
+
+_STYLED_PART_WORDS = 3  # words (en/ru) or character pairs (zh/ja) of "red text", "白い文字", «красный текст»
+
+
+def _styled_part(norm: str, lang: str) -> bool:
+    """"red text", "白い文字", «красный текст»: a look for a part of a piece, said alone — an edit of the piece
+    at hand, not a document to write."""
+    if _leftover(norm, lang) > _STYLED_PART_WORDS or not find_styles(norm, lang):
+        return False
+    parts = compile_entries(entries_for({"part": L.PIECE_PARTS}, "part", lang))
+    return parts is not None and parts.search(norm) is not None
 
 
 def _is_storyboard(it: Intent, norm: str, lang: str) -> bool:
@@ -877,6 +899,11 @@ def _fill_request(it: Intent, norm: str, lang: str, mentions: list[_Mention]) ->
             it.act = "goal"
 
 
+# a piece named as what another is for, at the end of a clause ("…的插画，店铺头像用", "…のイラスト、アイコン用")
+_PURPOSE_AFTER = {"zh": LazyRe(r"\s*(?:要用|用)(?:的)?\s*(?:[,，。.!！~～]|$)"),
+                  "ja": LazyRe(r"\s*用(?:に|の|で)?\s*(?:[,，。.!！~～]|$)")}
+
+
 def _bundle_items(norm: str, lang: str) -> list[tuple[str, int, int]]:
     """Deliverables the message lists ("a kit: logo, business card and banner", "一式：logo、名片、海报",
     "логотип, визитку и меню"), as (item, start, end): the longest run of two or more different items
@@ -888,6 +915,8 @@ def _bundle_items(norm: str, lang: str) -> list[tuple[str, int, int]]:
     run: list[tuple[str, int, int]] = []
     described = False  # the run describes a piece ("with a logo, …")
     for m in rx.finditer(norm):
+        if _PURPOSE_AFTER.get(lang) and _PURPOSE_AFTER[lang].match(norm, m.end()):
+            continue  # "插画，店铺头像用": what the piece is for, not a second piece
         word = m.group().strip()
         key = word[:5] if re.match("[а-я]", word) else re.sub(r"e?s$", "", word)
         if run and join.fullmatch(norm, run[-1][2], m.start()):

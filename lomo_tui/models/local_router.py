@@ -48,6 +48,7 @@ from ..language import (
     matchable,
     normalise,
     parse,
+    parse_number,
     phrase,
     scorer,
     series_size,
@@ -99,6 +100,7 @@ def _listed_pieces(text: str, lang: str) -> bool:
 
 
 _INTO_SERIES = cue_table("into_series")  # more pieces for a set the creator has: "one more poster for the series"
+_NEXT_VALUE = cue_table("next_value")  # "次はラベンダー湯": the next of a series, named by what it shows
 _SERIES_NEXT = cue_table("series_next")  # the next piece of a series by its position: "a sixth fern plate"
 _FAILED_BEFORE = cue_table("failed_before")  # the last try did not come out: "радиоролик не вышел, повтори"
 _RETRY = cue_table("retry")  # another try asked for: "ok retry it", "Перезапусти", "再来一次吧"
@@ -125,12 +127,12 @@ GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", 
                               "#cover", "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label",
                               "#sticker", "#model", "#slides", "#icon", "#mascot", "#comic", "#illustration",
                               "#photo", "#font", "#subtitle", "#background", "#price", "#sign", "#tshirt",
-                              "#diagram", "#ticket", "#thumbnail", "#coupon", "#certificate"})
+                              "#diagram", "#ticket", "#thumbnail", "#coupon", "#certificate", "#post"})
 # Concepts that name the deliverable itself: "火锅店那几张海报" is about the hotpot posters, not the hotpot menu.
 DELIVERABLES = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation", "#cover",
                           "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label", "#sticker", "#model",
                           "#slides", "#icon", "#mascot", "#comic", "#illustration", "#sign", "#tshirt", "#diagram",
-                          "#ticket", "#thumbnail", "#coupon", "#certificate"})
+                          "#ticket", "#thumbnail", "#coupon", "#certificate", "#post"})
 GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
                    "минут", "час", "s"})
@@ -199,12 +201,13 @@ def generic(word: str) -> bool:
 
 
 _CJK_CHAR = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_SCRIPT_EDGE = re.compile(f"(?<=[a-z]{{2}})(?=[{_CJK_CHAR}])|(?<=[{_CJK_CHAR}])(?=[a-z]{{2}})")
 _CONCEPT_CRUMB = re.compile(f"(?<=\0)[{_CJK_CHAR}](?![{_CJK_CHAR}])|(?<![{_CJK_CHAR}])[{_CJK_CHAR}](?=\0)")
 
 
 def _content(text: str) -> tuple[set[str], set[str]]:
     """(words, media kinds) of TEXT: keywords (units out), creative nouns as language-neutral concepts."""
-    norm = matchable(text)
+    norm = _SCRIPT_EDGE.sub(" ", matchable(text))  # "teaser最后加上日期": the English word is a word of its own
     kinds = media_kinds(text)
     words = set()
     for name, rx in _concept_res().items():
@@ -279,6 +282,19 @@ def _introduced(norm: str) -> set[str]:
     return inside - _content(_INDEFINITE.sub(" ", norm))[0] if inside else set()
 
 
+_QUOTED = re.compile(r"[\"“«「『]([^\"”»」』]{30,})[\"”»」』]")  # a quoted passage (short ones may be names)
+
+
+def _quoted_words(norm: str) -> set[str]:
+    """Words only a quoted passage uses: what is to be put on a piece ("put this review on the next post: "… came out
+    of the van calm …""), not a task it names — even one whose title has the word."""
+    spans = [m.span(1) for m in _QUOTED.finditer(norm)]
+    if not spans:
+        return set()
+    inside = set().union(*(_content(norm[a:b])[0] for a, b in spans))
+    return inside - _content(_without(norm, spans))[0]
+
+
 def _wanted_value(norm: str) -> set[str]:
     """Words only the value an edit asks for uses ("make the third one more red": red is what it wants, not a
     task it names), in the message's language (cue table new_value)."""
@@ -330,6 +346,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
             df[w] = df.get(w, 0) + 1
     kinds = words & DELIVERABLES
     wanted = _wanted_value(norm)
+    quoted = _quoted_words(norm)
     new = _introduced(norm) | wanted
     for c in cands:
         c.evidence = c.distinct = 0.0
@@ -339,7 +356,7 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
         # "needs more fog + green light": a value, not the task whose description or file name says green
         said = _content(c.title)[0] if wanted else set()
         for w in sorted(words & c.words):  # in one order: a sum over a set differs in its last bits with the hash seed
-            if w in wanted and w not in said and not titled:
+            if (w in wanted and w not in said or w in quoted) and not titled:
                 continue
             value = (1.0 if w in c.title_words else BODY_WEIGHT) * (2.0 if w in named else 1.0) / df[w]
             if (generic(w) or w in new) and not titled:
@@ -352,6 +369,37 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
             c.distinct *= 0.5
         c.evidence += c.memory
         c.distinct += c.memory
+
+
+_ALL_OF = cue_table("all_of")
+ALL_OF_WEIGHT = 1.0  # "on all three" beside a set of three: as telling as a distinctive word
+
+
+def _all_of(text: str, lang: str) -> int | None:
+    """How many pieces the message names all of ("add 340g on all three", "这三张都换成白底", «на всех трёх»)."""
+    m = re.search(_ALL_OF.get(lang, _ALL_OF["en"]), matchable(text))
+    if m is None:
+        return None
+    groups = m.groupdict()
+    if groups.get("both"):
+        return 2
+    number = parse_number(groups.get("n") or groups.get("m") or "")
+    return int(number) if number else None
+
+
+def _score_all_of(cands: list[Candidate], text: str, lang: str) -> None:
+    """A task whose pieces (its files, or those of one folder) number what "all three" counts is the set meant."""
+    whole = _all_of(text, lang)
+    if whole is None or whole < 2:
+        return
+    for c in cands:
+        folders: dict[str, int] = {}
+        for path in c.files:
+            folder = path.rpartition("/")[0]
+            folders[folder] = folders.get(folder, 0) + 1
+        if whole == len(c.files) or whole in folders.values():
+            c.evidence += ALL_OF_WEIGHT
+            c.distinct += ALL_OF_WEIGHT
 
 
 def _cue(table: dict[str, str], lang: str, text: str) -> bool:
@@ -461,6 +509,7 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.act in REFERENCE_ACTS and "document" in media_kinds(text, lang) - edited_media(text, lang):
         media.discard("document")  # "再简洁点，把文字去掉": the text on the piece, not a document
     _score(cands, words, media, names(text), text)
+    _score_all_of(cands, text, lang)
     viewed = cands
     cands = _series_fit(cands, message.reference, intent)
     in_view = len(viewed)
@@ -534,7 +583,7 @@ def route(request: ModelRequest) -> ModelReply:
     sequence = intent.act in ("one_shot", "goal") and (_cue(_SEQUENCE, lang, text) or intent.output in outputs)
     fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
-    series_next = _cue(_SERIES_NEXT, lang, text)
+    series_next = _cue(_SERIES_NEXT, lang, text) or (_cue(_NEXT_VALUE, lang, text) and not media_kinds(text, lang))
     more = _cue(_MORE, lang, text) or series_next
     best = _best(cands)
     tied = _tied(cands)
@@ -609,7 +658,7 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(best)
     if fresh_cue and not deictic and not edit and intent.act not in CONTROL_ACTS:
         return _create(intent, text, lang, "lightweight")
-    if best is not None and (_cue(_PRONOUN, lang, text) or intent.comparative) and not _strong(best, text):
+    if best is not None and (_cue(_PRONOUN, lang, text) and not _strong(best, text) or intent.comparative):
         # "same but at night" / "redo it in blue" right after an owl picture was made is about the owl, even
         # though another task's title has "night" or its goal "Blue Note": a pronoun points at the piece just
         # made or discussed more surely than one word another task happens to share.
@@ -618,6 +667,8 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(just)
     if best is not None:
         return _send(best)
+    if tied and tied[0].evidence - tied[1].evidence >= TIE and tied[0] is _just_now(cands, hints):
+        return _send(tied[0])  # "then the red kite" right after the bird portraits: the piece at hand leads
     if tied:
         return _clarify(tied, intent, text, lang, tools)
     placed = _unplaced_position(viewed, cands, message.reference)
@@ -627,6 +678,8 @@ def route(request: ModelRequest) -> ModelReply:
         # "make the 2nd one less green" right after a single crate: of the two series in view, which?
         return _clarify(sorted(placed, key=lambda c: c.recency if c.recency is not None else 99), intent, text,
                         lang, tools)
+    if intent.comparative and _just_now(cands, hints) is not None:
+        return _send(_just_now(cands, hints))  # "red text" a moment after the sticker: the sticker's text
     if reference or intent.act in REFERENCE_ACTS:
         return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
     if intent.subject and intent.media:
@@ -1007,6 +1060,8 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
         made = _pieces(c)
         if made and reference.media and _pieces(c, reference.media) == 0:
             return False
+        if reference.media and c.media and reference.media not in c.media:
+            return False  # "第三张" counts pictures: a film with only its storyboard so far holds none
         if made >= min(need, SHOWN_FILES):
             return True  # the index shows at most SHOWN_FILES files: a task at the cap may have more
         return (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
