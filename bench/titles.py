@@ -28,7 +28,7 @@ import routing_eval as ev  # noqa: E402
 from lomo_tui.models import ModelReply  # noqa: E402
 from lomo_tui.models.base import ModelRequest  # noqa: E402
 
-# The opened halves only: heldout5, heldout7, heldout15 and heldout16 are blind sets, never read here.
+# The opened halves only: heldout5, heldout7, heldout15 and heldout17 are blind sets, never read here.
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout6", "heldout8", "heldout9", "heldout10",
           "heldout11", "heldout12", "heldout13", "heldout14")
 CREATES = ("lightweight", "persistent")
