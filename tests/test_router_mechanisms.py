@@ -731,3 +731,32 @@ def test_more_ways_to_ask_again_or_to_put_words_on() -> None:
     assert decide("预售海报又没出来 重新弄一下", cakes, failed) == ("send_to_task", failed["title"])
     assert parse("バナーに「送料無料」って入れてほしい").intent().act == "revise"
     assert parse("ロゴの色も新色に合わせて変えたいな").intent().act == "revise"
+
+
+# ---- heldout15 opened (session 13): its misses as mechanisms -------------------------------------------------
+def test_a_short_detail_about_a_piece_the_work_just_begun_lists_is_for_that_work() -> None:
+    campaign = {"title": "蘑菇种植体验日推广", "goal": "我们想做一个蘑菇种植体验日的长期推广，包括报名海报、短视频和公众号推文",
+                "age_s": 5}
+    banner = {"title": "Farmers market banner", "kind": "lightweight", "status": "done", "files": ["b.png"],
+              "age_s": 50 * 3600}
+    assert decide("海报先出三个方向", campaign, banner) == ("send_to_task", campaign["title"])
+    tape = {"title": "紙膠帶圖案系列", "goal": "另外想做一組紙膠帶的圖案，四款，之後可能還要延伸成貼紙", "age_s": 5}
+    covers = {"title": "手帳封面系列", "files": ["covers/n1.png"], "age_s": 20 * 3600}
+    assert decide("圖案裡要有貓", tape, covers) == ("send_to_task", tape["title"])
+    # asked for with a creation verb or an addition lead, it is a piece of its own
+    assert decide("另外，海报三张", campaign, banner)[0] == "create_task"
+
+
+def test_real_quick_is_no_subject() -> None:
+    listing = {"title": "Real estate listing photos", "goal": "Staged photos for the Elm Street listing",
+               "files": ["listings/elm_1.png"], "age_s": 9 * 86400}
+    tickets = {"title": "Fright Night ticket design", "kind": "lightweight", "status": "done",
+               "files": ["tickets/fright.png"], "age_s": 5 * 3600}
+    assert decide("gimme a creepy 'exit this way' sign real quick, one image", tickets, listing) == \
+        ("create_task", "lightweight")
+
+
+def test_more_of_another_kind_after_a_piece_is_new() -> None:
+    logo = {"title": "Логотип мебельной мастерской", "kind": "lightweight", "status": "done",
+            "files": ["logos/furniture.png"], "age_s": 30}
+    assert decide("И ещё визитки, варианта три", logo)[0] == "create_task"

@@ -23,6 +23,7 @@ from .text import (
     find_seconds,
     is_cjk,
     mask_noise,
+    matchable,
     normalise,
     simplified,
     unquoted,
@@ -191,6 +192,14 @@ def _mentions(norm: str, lang: str) -> list[_Mention]:
         src = bool(source_rx and not is_cjk(lang) and source_rx.search(before))
         out.append(_Mention(start, end, media, src))
     return out
+
+
+def asks_to_make(text: str, lang: str) -> bool:
+    """A creation verb ("сделай вывеску", "画一只猫") or an addition lead ("另外", "あと", «и ещё»): the message asks
+    for something to be made, not only says how a piece should look."""
+    norm = matchable(text)
+    lead = _ADDITION_LEAD.get(lang)
+    return _has(L.GEN, "create", lang, text) or bool(lead and (lead.search(norm) or lead.search(text)))
 
 
 def media_kinds(text: str, lang: str | None = None) -> set[str]:

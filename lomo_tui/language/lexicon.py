@@ -907,7 +907,8 @@ STOPWORDS = {
         "do does did done so then than too very can could would will shall should may might must "
         "please pls give show want need like "
         "let let's lets some any one just also again more less new up down out over now here there "
-        "what which who how why when where all each every no not yes ok okay hey hi hello thanks".split()
+        "what which who how why when where all each every no not yes ok okay hey hi hello thanks "
+        "real really quick quickly gimme kinda sorta".split()
         + list(CREATE_STOPWORDS)),
     "ru": frozenset(
         "и или но а в во на с со к ко по о об от до из у за для при над под про без это этот эта эти "

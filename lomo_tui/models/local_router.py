@@ -31,6 +31,7 @@ from typing import Any
 
 from .base import ModelReply, ModelRequest, ToolCall
 from ..language import (
+    asks_to_make,
     answer_simple,
     cue_table,
     classify,
@@ -615,12 +616,14 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(standout)  # "one more poster for the series", "再做三张贴纸，延续那套的风格": the set its words name
 
     if intent.act in ("one_shot", "goal") and more and not fresh and best is None and not tied \
-            and not any(c.evidence > 0 for c in cands) and not media_kinds(text, lang) \
+            and not any(c.evidence > 0 for c in cands) \
             and len([w for w in keywords(intent.subject or "") if not is_generic(w)]) <= 1:
         # "再多兩款，一款芋頭紫、一款抹茶綠" right after the cups were worked on: more of what was just made, when
-        # the words name no task and no kind of piece at all
+        # the words name no task and no kind of piece, or only the kind it makes, unasked ("再来两张不同配色的" after
+        # a ticket picture; «и ещё визитки» after a logo asks for a new kind of piece)
         just = _just_now(cands, hints)
-        if just is not None:
+        named = media_kinds(text, lang)
+        if just is not None and (not named or not (named - just.media or asks_to_make(text, lang))):
             return _send(just)
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
@@ -646,6 +649,9 @@ def route(request: ModelRequest) -> ModelReply:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
             return _recent_target(cands, media, hints, intent, text, lang, tools, referring=True)
+        part = None if fresh_cue or asks_to_make(text, lang) else _part_of_just_made(cands, hints, words, text)
+        if part is not None:
+            return _send(part)
         dups = [(c, v) for c, v in _duplicates(cands, text, "one_shot", intent)
                 if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
         if dups:
@@ -990,6 +996,22 @@ def _subject_repeats(c: Candidate, intent: Any, text: str) -> float:
             or _cue(_NEW_WORD, intent.language, text):
         return 0.0
     return similarity(subject, c.title)
+
+
+TERSE_WORDS = 6  # a detail given in passing: at most this many words (a CJK clause counts as its keywords)
+
+
+def _part_of_just_made(cands: list[Candidate], hints: dict[str, Any], words: set[str], text: str
+                       ) -> Candidate | None:
+    """"ロゴは黒一色で", "海报先出三个方向", "圖案裡要有貓" a moment after a package listing its logo, posters or
+    patterns was set up: a short detail about a piece the work just begun names (in its goal), not a new one-shot —
+    unless another task's words fit the message better."""
+    just = _just_now(cands, hints)
+    if just is None or just.kind != "persistent" or len(keywords(text)) > TERSE_WORDS or "?" in text or "？" in text:
+        return None
+    if not words & just.words or any(c.evidence > just.evidence for c in cands):
+        return None
+    return just
 
 
 def _just_now(cands: list[Candidate], hints: dict[str, Any]) -> Candidate | None:
