@@ -760,3 +760,23 @@ def test_more_of_another_kind_after_a_piece_is_new() -> None:
     logo = {"title": "Логотип мебельной мастерской", "kind": "lightweight", "status": "done",
             "files": ["logos/furniture.png"], "age_s": 30}
     assert decide("И ещё визитки, варианта три", logo)[0] == "create_task"
+
+
+def test_a_separate_project_asked_for_is_new_work() -> None:
+    jersey = {"title": "Дизайн формы на сезон", "goal": "Игровая форма команды на новый сезон, перед и спина",
+              "files": ["kit/front.png"], "age_s": 3600}
+    bout = {"title": "Афиша матча со «Стальными кошками»", "kind": "lightweight", "status": "done",
+            "files": ["p/bout.png"], "age_s": 7200}
+    assert decide("хотим вести инстаграм команды весь сезон: анонсы матчей, итоги, портреты игроков — заведи это "
+                  "отдельным проектом", jersey, bout) == ("create_task", "persistent")
+
+
+def test_capability_questions_after_a_dash_or_with_an_example_after_the_question() -> None:
+    lion = {"title": "Lion feeding video", "goal": "Short video of the lion feeding for the zoo's socials",
+            "files": ["films/lion/shot1.mp4"], "age_s": 3600}
+    assert decide("morning! quick q — can you do short videos too or is it only pictures?", lion)[0] == "answer"
+    tickets = {"title": "Fright Night ticket design", "kind": "lightweight", "status": "done",
+               "files": ["tickets/fright.png"], "age_s": 5 * 3600}
+    assert decide("yo. can you make audio as well? like screams, chains, that kinda stuff", tickets)[0] == "answer"
+    # an example inside the request is no question about what Lomo can do
+    assert decide("can you make posters like the fright night ones", tickets)[0] != "answer"

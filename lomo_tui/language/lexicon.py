@@ -150,14 +150,16 @@ ACTS: Table = {
     # fox?" and "能帮我做个视频吗" stay requests.
     "ability": {
         "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw|good (?:morning|afternoon|evening)|quick q"
-               "(?:uestion)?|morning|evening)\\b[\\s,!.:]*)*(?:(?:can|could|do|will|would) (?:you|u)|does (?:it|this|this app|lomo)"
+               "(?:uestion)?|morning|evening)\\b[\\s,!.:—–-]*)*(?:(?:can|could|do|will|would) (?:you|u)|does (?:it|this|this app|lomo)"
                "|(?:are you|is (?:it|this|this app|lomo)) able to)"
                " (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
                "|animate|compose|paint|edit|work with)\\s+" + _KIND_EN + "(?:\\s+(?:and|or|&)\\s+" + _KIND_EN + ")*"
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
                # "… or is it just flat pictures?"
                "(?:\\s+(?:or|and) (?:is it |is that |do you |are you )?(?:only|just) (?:flat |still |static |2d )?"
-               + _KIND_EN + ")?\\s*[?]*\\s*$",
+               + _KIND_EN + ")?\\s*[?]*"
+               # "… as well? like screams, chains, that kinda stuff": an example after the question mark, still a question
+               "(?:(?<=[?])\\s*(?:like|e\\.g\\.|such as|for example|say)\\b[^?]*)?\\s*$",
                # "can you do 3d mockups of a jar too or is it just flat pictures": a kind of a thing, then the
                # alternative — still what Lomo can make, not an order
                "re:^\\W*(?:can|could|do) (?:you|u) (?:also |even )?(?:do|make|create|generate|draw|render|produce)\\s+"
