@@ -61,6 +61,20 @@ def test_the_ranking_fit_shares_a_call_among_its_candidates_and_none() -> None:
     assert alone < 0.5  # a call like those no candidate was meant in: none
 
 
+def test_a_seeded_age_reads_the_same_however_long_a_run_takes() -> None:
+    """The time features (stale, just now) must not flip between seeding a conversation and routing its turns:
+    at STALE = 25 h a task seeded 25 h old turned stale when a slow machine took a second, and the collected
+    rows differed between runs (CI on a clean clone)."""
+    ages = set()
+    for half in (ROOT / "tests" / "data" / "routing").glob("*.jsonl"):
+        for line in half.read_text(encoding="utf-8").splitlines():
+            ages |= {float(t.get("age_h", 1)) * 3600 for t in json.loads(line).get("tasks", [])}
+    slow_run = 10 * 60.0  # seconds between seeding and the last turn of a conversation, with room to spare
+    for cut in (local_router.STALE, local_router.JUST_NOW):
+        flips = sorted(a / 3600 for a in ages if (a > cut) != (a + slow_run > cut))
+        assert not flips, f"tasks seeded {flips} h old cross {cut / 3600} h during a run"
+
+
 @pytest.mark.slow
 def test_the_rows_are_what_the_router_computes_on_the_opened_halves() -> None:
     fit = _bench("fit_router")

@@ -63,8 +63,9 @@ QUESTION_ACTS = ("question", "status")
 CONTROL_ACTS = ("continue", "stop", "pause", "resume", "forget", "delete")
 REFERENCE_ACTS = ("revise",) + CONTROL_ACTS
 JUST_NOW = 20 * 60  # seconds: what the creator was "just" working on
-STALE = 25 * 3600  # seconds untouched: a stale task (a feature of the fitted scorer; clear of a whole day, so a
-# task seeded a day old reads the same however long a run takes)
+STALE = 25.5 * 3600  # seconds untouched: a stale task (a feature of the fitted scorer). Half an hour clear of
+# any whole hour, so a task seeded N hours old reads the same however long a run takes: at 25 h, a task seeded a
+# day and an hour old turned stale once a slow machine took a second between seeding and routing.
 CLEAR_MARGIN = 0.75  # evidence lead (in distinctive keywords) that makes one candidate the clear choice
 MIN_EVIDENCE = 0.9
 TIE = 0.5  # evidence this close between candidates the message refers to is a tie: ask
