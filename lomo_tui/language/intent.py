@@ -807,7 +807,7 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
     deictic = _has(L.GEN, "deictic", lang, plain) or _has(L.GEN, "deictic_det", lang, plain)
     primary, _, _ = _primary(mentions, _clauses(norm, lang), lang, norm)
     fresh = bool(primary and not primary.source) or bool(_NEW_THING[lang].search(norm))
-    definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start]))
+    definite = bool(primary and lang == "en" and _DEFINITE.search(norm[:primary.start])) or _headed(norm, lang)
     campaign = fresh and _has(L.GEN, "project", lang, norm)  # "i want a proper anniversary campaign – a poster, …"
     if _has(L.GEN, "revise_strong", lang, norm) or _edits(norm, lang) or _fronted(norm, lang, mentions) \
             or _styled_part(norm, lang) or (
@@ -966,6 +966,17 @@ def _fronted(norm: str, lang: str, mentions: list[_Mention]) -> bool:
         not m.source and m.end <= verb.start() and m.start <= 2 for m in mentions)
 
 
+_HEADER = LazyRe(r"^\W*((?:[\w'-]+\s+){0,3}[\w'-]+)\s*[:：]\s*\S")
+_HEADER_NEW = LazyRe(r"^(?:an?|some|another|one more|new|i|we|pls|please|quick one|also|next|then)\b")
+
+
+def _headed(norm: str, lang: str) -> bool:
+    """"knife 4 photo: background is too busy", "promo video: cut the intro": a few words naming a piece, then a
+    colon and what to change — the piece exists (not "a poster: red, with a fox", nor "next: a banner")."""
+    m = _HEADER.match(norm) if lang == "en" else None
+    return bool(m) and not _HEADER_NEW.match(m.group(1)) and find(L.GEN, "create", lang, m.group(1)) is None
+
+
 def _blank(table: L.Table, concept: str, lang: str, norm: str) -> str:
     """NORM with what CONCEPT's phrases say blanked (same length)."""
     for m in find_all(table, concept, lang, norm):
@@ -975,11 +986,11 @@ def _blank(table: L.Table, concept: str, lang: str, norm: str) -> str:
 
 def _after_lead_sequence(norm: str, lang: str) -> str:
     """NORM without a "then"/"然后"/"потом" that opens it: that one brings in the next request of the
-    conversation ("然后帮我画一张插画"), it is no step within this one ("draw a cat, then animate it")."""
-    m = find(L.GEN, "sequence", lang, norm)
-    if m is not None and not re.sub(r"[\W_]+", "", norm[:m.start()]) or (
-            m is not None and re.fullmatch(r"\W*(?:and|а|и)\W*", norm[:m.start()])):
-        return norm[m.end():]
+    conversation ("然后帮我画一张插画"), it is no step within this one ("draw a cat, then animate it"); nor is a
+    second one right after it ("然后再做一个头像": "then also make an avatar")."""
+    while (m := find(L.GEN, "sequence", lang, norm)) is not None and (
+            not re.sub(r"[\W_]+", "", norm[:m.start()]) or re.fullmatch(r"\W*(?:and|а|и)\W*", norm[:m.start()])):
+        norm = norm[m.end():]
     return norm
 
 

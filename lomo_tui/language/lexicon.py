@@ -103,7 +103,7 @@ NEGATION = {
 _KINDS_EN = ("(?:(?:any|some|real|short|long|little|simple|moving|animated|3d|2d)\\s+)*(?:videos?|clips?|animations?"
              "|gifs?|images?|pictures?|pics|photos?|drawings?|illustrations?|art(?:work)?|3d(?: models?| objects?)?"
              "|models?|music|songs?|sounds?|sound effects|audio|voice(?:overs?)?|logos?|posters?|stickers?|icons?"
-             "|films?|movies?|storyboards?|textures?|sprites?|mock-?ups?|renders?)")
+             "|films?|movies?|stills?|storyboards?|textures?|sprites?|mock-?ups?|renders?)")
 _KIND_EN = _KINDS_EN + "(?:\\s+(?:stuff|things|work))?"  # "3d stuff"
 _KINDS_ZH = "(?:视频|影片|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|3d的?|立体图|模型|动图|gif|logo|短片|电影|贴纸|图标)"
 _KINDS_JA = ("(?:動画|ビデオ|アニメーション|アニメ|音楽|音声|効果音|画像|イラスト|絵|写真|3dモデル|モデル|ポスター|gif"
@@ -149,14 +149,14 @@ ACTS: Table = {
     # named bare (no subject, no count, no article) and the verb is one of ability. "can you make a poster of a
     # fox?" and "能帮我做个视频吗" stay requests.
     "ability": {
-        "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw|good (?:morning|afternoon|evening)|quick q"
+        "en": ("re:^(?:(?:hi|hey|hello|yo|ok(?:ay)?|so|and|also|oh|lomo|btw|there|good (?:morning|afternoon|evening)|quick q"
                "(?:uestion)?|morning|evening)\\b[\\s,!.:—–-]*)*(?:(?:can|could|do|will|would) (?:you|u)|does (?:it|this|this app|lomo)"
                "|(?:are you|is (?:it|this|this app|lomo)) able to)"
                " (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
                "|animate|compose|paint|edit|work with)\\s+" + _KIND_EN + "(?:\\s+(?:and|or|&)\\s+" + _KIND_EN + ")*"
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
                # "… or is it just flat pictures?"
-               "(?:\\s+(?:or|and) (?:is it |is that |do you |are you )?(?:only|just) (?:flat |still |static |2d )?"
+               "(?:,?\\s+(?:or|and) (?:is it |is that |do you |are you )?(?:only|just) (?:flat |still |static |2d )?"
                + _KIND_EN + ")?\\s*[?]*"
                # "… as well? like screams, chains, that kinda stuff": an example after the question mark, still a question
                "(?:(?<=[?])\\s*(?:like|e\\.g\\.|such as|for example|say)\\b[^?]*)?\\s*$",

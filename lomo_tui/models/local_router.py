@@ -88,13 +88,14 @@ _PROJECT = cue_table("project")  # a bundle of deliverables: a persistent goal e
 # three or more listed items; a match starts only where an item can (text start, after a separator, colon or
 # newline) and items are possessive, so a long text without separators is scanned once, not once per position
 _LIST = re.compile(r"(?:^|(?<=[,，、;；:：・\n]))[^,，、;；:：・\n]++(?:[,，、;；・]\s*[^,，、;；・\n]++){2,}")
+_LAST_AND = re.compile(r"\s+(?:and|or|&|и|или)\s+(?=[^,，、;；・\n]*$)")  # the last item of a list, joined by a word
 _SINGLE = cue_table("single")  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
 
 
 def _listed_pieces(text: str, lang: str) -> bool:
     """Three or more listed items of which at least two name something to make ("logo, card, banner"),
     not one piece with its attributes ("a jingle, 5 seconds, ukulele, cheerful")."""
-    m = _LIST.search(text)
+    m = _LIST.search(_LAST_AND.sub(", ", text))  # "box sleeve, care card and a wax seal sticker"
     if m is None:
         return False
     naming = (item for item in re.split(r"[,，、;；・]", m.group()) if media_kinds(item))
@@ -112,6 +113,7 @@ _RECALL = cue_table("recall")  # older work named by memory: "remember the Moonw
 _MORE = cue_table("more")  # continuation of an existing piece of work ("one more", "再来一张")
 
 
+_PRONOUN_OBJECT = cue_table("pronoun_object")  # "make it loop smoother": the piece at hand is what it changes
 _NEW_VALUE = cue_table("new_value")  # what an edit changes a thing to ("…をチョコケーキに変えて", "改成猫")
 _SEQUENCE = cue_table("sequence")  # opening with "then…" / "next:" brings in the next item, not an edit of the last
 
@@ -346,8 +348,8 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
     for c in cands:
         for w in words & c.words:
             df[w] = df.get(w, 0) + 1
-    kinds = words & DELIVERABLES
     wanted = _wanted_value(norm)
+    kinds = (words - wanted) & DELIVERABLES  # "最後にロゴを3秒出して": the logo it shows is no kind of piece it names
     quoted = _quoted_words(norm)
     new = _introduced(norm) | wanted
     for c in cands:
@@ -545,7 +547,7 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.act in QUESTION_ACTS and not any(c.file_match for c in cands):
         answer = answer_simple(text, intent, _facts(hints))
         best = _best(cands)
-        if answer is not None and not (edit and best is not None and intent.topic != "math"):
+        if answer is not None and not (edit and (best is not None or _tied(cands)) and intent.topic != "math"):
             return ModelReply(content=answer)
         if intent.act == "status" and best is not None:
             return ModelReply(content=f"{best.title}: {best.status}")
@@ -576,7 +578,8 @@ def route(request: ModelRequest) -> ModelReply:
     if "send_to_task" in tools and _cue(_RECALL, lang, text):
         # "помните, давно делали фирменный стиль для «Пар да Жар»?": the older work its words name
         recalled = _standout(viewed)
-        if recalled is not None and recalled.distinct > 0:
+        if recalled is not None and recalled.distinct > 0 and recalled is _top(viewed):  # not when a stopped or
+            # archived task outranks it ("the display promo from a few years back" when that promo is archived)
             return _send(recalled)
     if series is not None and intent.act not in ("one_shot", "goal") and "send_to_task" in tools:
         return _send(series)  # "swap the font on the last one": only one task has a series to point into
@@ -592,11 +595,15 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.act == "one_shot" and not edit and not _cue(_SINGLE, lang, text) and (
             _cue(_PROJECT, lang, text) or _listed_pieces(text, lang)):
         intent.act = "goal"  # several deliverables, or a named bundle
+    kinds_named = media_kinds(text, lang)
+    sounds_or_more = kinds_named & {"audio", "video", "3d"}  # kinds a task plainly makes or does not
     if intent.act in ("one_shot", "goal") and not (edit or deictic or more):
         # A request to make something is for a task only if it is about what that task is about and makes
         # what that task makes: "posters for the summer camp" is not the "Summer night market posters", a
         # banner is not the gym's membership card.
-        fits = {c.id for c in cands if c.kind_match is not False and not _new_subject(c, intent)}
+        # … nor is a sound effect for a task that makes no sound ("打ち上げの効果音" beside the launch booklet)
+        fits = {c.id for c in cands if c.kind_match is not False and not _new_subject(c, intent)
+                and not (sounds_or_more and c.media and not kinds_named & c.media)}
         best = best if best is not None and best.id in fits else None
         tied = [c for c in tied if c.id in fits]
         tied = tied if len(tied) > 1 else []
@@ -605,8 +612,9 @@ def route(request: ModelRequest) -> ModelReply:
         # beside an album cover: one more of something no task makes, or one the message brings in, is new
         # … and one more for another subject beside a single piece ("а ещё нужен лист персонажа для совы" after
         # the fox's sheet): a one-shot has no series to add to
-        def elsewhere(c: Candidate) -> bool:
-            return c.kind_match is False or (c.kind == "lightweight" and _new_subject(c, intent))
+        def elsewhere(c: Candidate) -> bool:  # … or one more of a kind of piece it does not make ("効果音もひとつ")
+            return c.kind_match is False or (c.kind == "lightweight" and _new_subject(c, intent)) or bool(
+                kinds_named and c.media and not kinds_named & c.media)
         best = None if best is not None and elsewhere(best) else best
         tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
@@ -644,8 +652,10 @@ def route(request: ModelRequest) -> ModelReply:
     if intent.act == "one_shot":
         if best is not None and (not fresh or (more and (reference or series_next))):
             return _send(best)
-        if best is None and series_next and standout is not None:
-            return _send(standout)  # "a sixth fern plate": the series its words name
+        if best is None and series_next and standout is not None and (
+                standout.distinct > 0 or standout.recency is not None):
+            return _send(standout)  # "a sixth fern plate": the series its words name (not "次はメダルのデザイン"
+            # beside an old uniform design found by a generic word)
         if tied and not fresh:
             return _clarify(tied, intent, text, lang, tools)
         if edit and not fresh:
@@ -696,7 +706,9 @@ def route(request: ModelRequest) -> ModelReply:
         # "安安～", "hey hey, back from the market": nothing asked, no work named, nothing worked on a moment ago —
         # no task to guess at or to ask about: answered as the small talk it is
         return ModelReply(content=phrase("greeting", lang))
-    return _recent_target(cands, media, hints, intent, text, lang, tools)
+    # words that name one task distinctively make this a reference to it, not a bare pronoun
+    return _recent_target(cands, media, hints, intent, text, lang, tools,
+                          referring=any(c.distinct > 0 for c in cands))
 
 
 def _retry_target(viewed: list[Candidate], text: str, lang: str) -> Candidate | None:
@@ -952,8 +964,23 @@ def _tied(cands: list[Candidate]) -> list[Candidate]:
     ranked = _by_evidence(cands)
     if not ranked or ranked[0].evidence < 0.5:
         return []
-    tied = _near_top(ranked)[:MAX_CHOICES]
-    return tied if len(tied) > 1 and any(c.distinct > 0 for c in tied) else []
+    tied = _usable_first(_near_top(ranked))[:MAX_CHOICES]
+    distinct = [c for c in tied if c.distinct > 0]
+    if distinct == tied[:1] and distinct[0].kind_match is not False:
+        return []  # one distinctive word outranks words the others only share generically (not when the message
+        # names a kind of piece the one does not make: "на втором баннере котика…" beside a video about a cat)
+    return tied if len(tied) > 1 and distinct else []
+
+
+def _incidental(c: Candidate, words: set[str], value: set[str]) -> bool:
+    """Does C share only the value the edit asks for ("裏面に地図を入れて": the map it puts in)?"""
+    return words & c.words <= value
+
+
+def _usable_first(ranked: list[Candidate]) -> list[Candidate]:
+    """RANKED without the stopped or archived tasks a usable one outranks: "доделай оставшиеся двенадцать знаков"
+    is for the sign cards being made, not also for an archived model that shares a word less well."""
+    return [c for c in ranked if c.usable or not any(o.usable and o.evidence > c.evidence for o in ranked)]
 
 
 def _duplicate_cut() -> float:
@@ -1133,13 +1160,24 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
                    and (c.distinct > 0 or (c.kind_match and c.recency is not None) or not pronoun)]
+        just = _just_now(cands, hints)
+        words, value = _content(text)[0], _wanted_value(matchable(text))
+        if overlap and just is not None and just not in overlap and all(c.distinct <= 0 for c in overlap) and (
+                _cue(_PRONOUN_OBJECT, lang, text) or all(_incidental(c, words, value) for c in overlap)):
+            # "make it loop smoother" a moment after a looping gif, beside a drum loop (gong_loop.wav);
+            # "裏面に地図を入れて" right after a shop card, beside an old map: the map is what it adds
+            return _send(just)
         # "a square version of it": not a task that only shares "version"; one in view whose deliverable the
         # message names stays ("the third ticket … simplify it"), not an old one found by it ("それのBGM")
         if len(overlap) == 1:
             return _send(overlap[0])
         ranked = _by_evidence(overlap)
-        close = [c for c in ranked if ranked[0].evidence - c.evidence < TIE
-                 and (c.distinct > 0 or ranked[0].distinct <= 0)]  # a distinctive word outranks generic ones
+        close = _usable_first([c for c in ranked if ranked[0].evidence - c.evidence < TIE
+                               and (c.distinct > 0 or ranked[0].distinct <= 0)])  # a distinctive word outranks generic ones
+        if len(close) == 1 < len(ranked) and close[0].distinct > 0 and close[0].kind_match is not False \
+                and not (just in ranked and just is not close[0] and just.kind_match):  # "4日目の投稿は屋台の紹介に"
+            # a moment after the countdown posts: the posts it names, not the stall map that shares "屋台"
+            return _send(close[0])  # "the 4th guide illustration…": the guide, not the tasks sharing "illustration"
         kind_named = [c for c in close if c.kind_match]
         if len(close) > 1 and len(kind_named) == 1 and all(c.distinct <= 0 for c in close):
             return _send(kind_named[0])  # "封面第三张放柯基": the one task that makes covers, not one sharing the corgi
