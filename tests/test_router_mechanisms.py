@@ -896,3 +896,13 @@ def test_russian_ordinals_in_every_case_point_into_a_series() -> None:
 
     assert find_reference("на втором баннере замени кота на собаку", "ru").n == 2
     assert find_reference("седьмой самовар обрежь поплотнее", "ru").n == 7
+
+
+def test_a_message_headed_by_words_of_a_title_names_that_task() -> None:
+    promo = {"title": "Bakery promo video", "goal": "30 second promo video of the bakery at dawn", "status": "paused",
+             "files": ["clips/bakery_promo.webp"], "age_s": 70 * 3600}
+    logo = {"title": "Bakery logo", "kind": "lightweight", "status": "done", "files": ["logos/bakery.png"]}
+    intro = {"title": "Travel vlog intro", "goal": "Intro sequence for the travel vlog", "recency": None,
+             "files": ["clips/vlog_intro.webp"], "age_s": 12 * 24 * 3600}
+    assert decide("promo video: cut the intro down to 3 seconds", logo, promo, intro) == \
+        ("send_to_task", promo["title"])

@@ -271,6 +271,18 @@ def _titled(title: str, norm: str) -> bool:
                      " ".join(re.sub(r"[^\w\s]+", " ", norm).split())) is not None
 
 
+HEADER_WEIGHT = 1.0  # a message headed by words of a task's title ("promo video: …") names it, as a file would
+_HEADER = re.compile(r"^\W*((?:[\w'-]+\s+){1,3}[\w'-]+)\s*[:：]\s*\S")
+
+
+def _header_names(c: Candidate, norm: str) -> bool:
+    """"promo video: cut the intro down": a message headed by two or more words of C's title names C, as its whole
+    title would."""
+    m = _HEADER.match(norm)
+    said = _content(m.group(1))[0] if m else set()
+    return len(said) >= 2 and said <= c.title_words
+
+
 _INDEFINITE = re.compile(r"\b(?:a|an|some)\s+((?:[\w'-]+\s+){0,2}[\w'-]+)")
 
 
@@ -356,7 +368,8 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
         c.evidence = c.distinct = 0.0
         own = c.title_words & DELIVERABLES
         c.kind_match = bool(kinds & c.words) if kinds and own else None
-        titled = bool(text) and _titled(c.title, norm)
+        headed = bool(text) and _header_names(c, norm)
+        titled = bool(text) and (_titled(c.title, norm) or headed)
         # "needs more fog + green light": a value, not the task whose description or file name says green
         said = _content(c.title)[0] if wanted else set()
         for w in sorted(words & c.words):  # in one order: a sum over a set differs in its last bits with the hash seed
@@ -371,8 +384,8 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
         if c.evidence and media and c.media and not (media & c.media):
             c.evidence *= 0.5
             c.distinct *= 0.5
-        c.evidence += c.memory
-        c.distinct += c.memory
+        c.evidence += c.memory + HEADER_WEIGHT * headed
+        c.distinct += c.memory + HEADER_WEIGHT * headed
 
 
 _ALL_OF = cue_table("all_of")
