@@ -870,6 +870,10 @@ def test_one_more_of_a_kind_no_task_makes_is_new() -> None:
     sim = {"title": "打ち上げのシミュレーション動画", "goal": "打ち上げのシミュレーション動画", "status": "failed",
            "kind": "lightweight"}
     assert decide("打ち上げの効果音もひとつ作って", sim, booklet) == ("create_task", "lightweight")
+    # … but a sound for the piece a task makes, named, is for that task
+    board = {"title": "Storyboard: 30s coffee ad", "goal": "storyboard for a 30s coffee ad",
+             "files": ["storyboard.md", "frames/shot_1.png"]}
+    assert decide("fill in the sound for every shot of the coffee storyboard", board) == ("send_to_task", board["title"])
 
 
 def test_an_archived_task_a_usable_one_outranks_ties_nothing() -> None:

@@ -616,7 +616,8 @@ def route(request: ModelRequest) -> ModelReply:
         # banner is not the gym's membership card.
         # … nor is a sound effect for a task that makes no sound ("打ち上げの効果音" beside the launch booklet)
         fits = {c.id for c in cands if c.kind_match is not False and not _new_subject(c, intent)
-                and not (sounds_or_more and c.media and not kinds_named & c.media)}
+                and not (sounds_or_more and c.media and not kinds_named & c.media and not c.kind_match)}
+        # (but "fill in the sound for every shot of the coffee storyboard" is for the storyboard it names)
         best = best if best is not None and best.id in fits else None
         tied = [c for c in tied if c.id in fits]
         tied = tied if len(tied) > 1 else []
