@@ -10,7 +10,7 @@ from . import scorer
 from .answer import answer_simple
 from .arith import safe_eval
 from .cues import cue, cue_table
-from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, asks_to_make, classify, edited_media, media_kinds
+from .intent import ACTS, GOAL_TYPES, MEDIA_KINDS, Intent, asks_to_make, classify, edited_media, header, media_kinds
 from .matching import (
     fts_query,
     is_generic,
@@ -33,7 +33,7 @@ from .text import detect_language, file_name_variants, find_files, matchable, no
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
            "classify", "cue", "cue_table", "detect_language", "edited_media", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "film_subject", "is_regenerate", "shot_change", "shot_named",
-           "asks_to_make", "kana_words", "keywords", "make_brief", "unquoted", "make_checklist", "matchable", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
+           "asks_to_make", "header", "kana_words", "keywords", "make_brief", "unquoted", "make_checklist", "matchable", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
            "parse_number", "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
 
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG

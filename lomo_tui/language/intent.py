@@ -970,11 +970,18 @@ _HEADER = LazyRe(r"^\W*((?:[\w'-]+\s+){0,3}[\w'-]+)\s*[:：]\s*\S")
 _HEADER_NEW = LazyRe(r"^(?:an?|some|another|one more|new|i|we|pls|please|quick one|also|next|then)\b")
 
 
+def header(norm: str) -> str:
+    """The few words (one to four) a message opens on before a colon and more text ("promo video: cut the
+    intro" → "promo video"); "" when it has none."""
+    m = _HEADER.match(norm)
+    return m.group(1) if m else ""
+
+
 def _headed(norm: str, lang: str) -> bool:
     """"knife 4 photo: background is too busy", "promo video: cut the intro": a few words naming a piece, then a
     colon and what to change — the piece exists (not "a poster: red, with a fox", nor "next: a banner")."""
-    m = _HEADER.match(norm) if lang == "en" else None
-    return bool(m) and not _HEADER_NEW.match(m.group(1)) and find(L.GEN, "create", lang, m.group(1)) is None
+    head = header(norm) if lang == "en" else ""
+    return bool(head) and not _HEADER_NEW.match(head) and find(L.GEN, "create", lang, head) is None
 
 
 def _blank(table: L.Table, concept: str, lang: str, norm: str) -> str:

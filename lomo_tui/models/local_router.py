@@ -32,6 +32,7 @@ from typing import Any
 from .base import ModelReply, ModelRequest, ToolCall
 from ..language import (
     asks_to_make,
+    header,
     answer_simple,
     cue_table,
     classify,
@@ -272,14 +273,12 @@ def _titled(title: str, norm: str) -> bool:
 
 
 HEADER_WEIGHT = 1.0  # a message headed by words of a task's title ("promo video: …") names it, as a file would
-_HEADER = re.compile(r"^\W*((?:[\w'-]+\s+){1,3}[\w'-]+)\s*[:：]\s*\S")
 
 
 def _header_names(c: Candidate, norm: str) -> bool:
     """"promo video: cut the intro down": a message headed by two or more words of C's title names C, as its whole
     title would."""
-    m = _HEADER.match(norm)
-    said = _content(m.group(1))[0] if m else set()
+    said = _content(header(norm))[0]
     return len(said) >= 2 and said <= c.title_words
 
 
@@ -614,10 +613,10 @@ def route(request: ModelRequest) -> ModelReply:
         # A request to make something is for a task only if it is about what that task is about and makes
         # what that task makes: "posters for the summer camp" is not the "Summer night market posters", a
         # banner is not the gym's membership card.
-        # … nor is a sound effect for a task that makes no sound ("打ち上げの効果音" beside the launch booklet)
+        # … nor is a sound effect for a task that makes no sound ("打ち上げの効果音" beside the launch booklet),
+        # unless the message names the piece that task makes ("fill in the sound for … the coffee storyboard")
         fits = {c.id for c in cands if c.kind_match is not False and not _new_subject(c, intent)
-                and not (sounds_or_more and c.media and not kinds_named & c.media and not c.kind_match)}
-        # (but "fill in the sound for every shot of the coffee storyboard" is for the storyboard it names)
+                and not (sounds_or_more and _makes_none_of(c, kinds_named) and not c.kind_match)}
         best = best if best is not None and best.id in fits else None
         tied = [c for c in tied if c.id in fits]
         tied = tied if len(tied) > 1 else []
@@ -627,8 +626,8 @@ def route(request: ModelRequest) -> ModelReply:
         # … and one more for another subject beside a single piece ("а ещё нужен лист персонажа для совы" after
         # the fox's sheet): a one-shot has no series to add to
         def elsewhere(c: Candidate) -> bool:  # … or one more of a kind of piece it does not make ("効果音もひとつ")
-            return c.kind_match is False or (c.kind == "lightweight" and _new_subject(c, intent)) or bool(
-                kinds_named and c.media and not kinds_named & c.media)
+            return c.kind_match is False or (c.kind == "lightweight" and _new_subject(c, intent)) or \
+                _makes_none_of(c, kinds_named)
         best = None if best is not None and elsewhere(best) else best
         tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
@@ -984,6 +983,11 @@ def _tied(cands: list[Candidate]) -> list[Candidate]:
         return []  # one distinctive word outranks words the others only share generically (not when the message
         # names a kind of piece the one does not make: "на втором баннере котика…" beside a video about a cat)
     return tied if len(tied) > 1 and distinct else []
+
+
+def _makes_none_of(c: Candidate, kinds: set[str]) -> bool:
+    """Does C make pieces, none of them of KINDS (the media kinds a message names)?"""
+    return bool(kinds and c.media and not kinds & c.media)
 
 
 def _incidental(c: Candidate, words: set[str], value: set[str]) -> bool:
