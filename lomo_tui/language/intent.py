@@ -554,7 +554,8 @@ def _then_asks(norm: str, lang: str) -> bool:
 # "北京到上海大概多远", "现在几点") is still a question.
 # a Japanese sentence that wonders ("どんな紙がいいんだろう", "何色がいいかな")
 _JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ|(?:ます|です|ません|でした|ました)か(?:ね|ねえ|な)?)[。.!！…〜~]*\s*$")
-_ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|几|什么|怎么样|哪[里儿个些]?|谁)"
+# (not "再出多几个版本" / "多做几张": a few more asked for)
+_ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|(?<![多再来做出画加])几|什么|怎么样|哪[里儿个些]?|谁)"
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
 
 
@@ -699,6 +700,24 @@ _FIRST_PERSON = {  # the creator speaking of what they themselves will do
 }
 
 
+_ADDRESSED = {  # the creator speaking to Lomo or of their own work ("can you…", "can we bring back…", "你们能…",
+    # "できますか", «можете», «помнишь»): no question about the world
+    "en": LazyRe(r"\b(?:you|u|your|lomo|we|us|our|i|me|my|remember)\b"),
+    "zh": LazyRe(r"你|您|帮|给我|我|咱"),
+    "ja": LazyRe(r"(?:でき|作れ|描け)(?:ます|る)か|お願い|ください|下さい|私|うち|僕|覚えて"),
+    "ru": LazyRe(r"(?<![а-я])(?:ты|вы|тебя|вас|можешь|можете|сделаешь|сделаете|мы|нам|наш[а-я]*|я|мне|мой|моя|"
+                 r"помнишь|помните)(?![а-я])"),
+}
+
+
+def _asks_about_the_world(question: str, lang: str) -> bool:
+    """A yes/no question about the world ("羊驼可以喂胡萝卜吗？", "can alpacas eat carrots?"): it names no piece, asks
+    Lomo nothing and changes nothing."""
+    return bool(re.search(r"[?？]\s*$", question)) and not _ADDRESSED[lang].search(question) \
+        and not (_mentions(question, lang) or _edits(question, lang) or _edit_lead(question, lang)
+                 or _has(L.GEN, "create", lang, question) or _has(L.GEN, "degree", lang, question))
+
+
 def _asks_then_tells(norm: str, lang: str) -> bool:
     """A question, then a sentence that only tells why it is asked ("Чем керамика отличается от жидкого стекла?
     Клиенты постоянно спрашивают", "想问一下板面图一般做什么尺寸？我们是 8.25 吋的板子")."""
@@ -707,7 +726,8 @@ def _asks_then_tells(norm: str, lang: str) -> bool:
         return False
     head, mark, tail = parts
     question = head + mark
-    if not re.search(r"\w", tail) or not (_question_lead(question, lang) or _open_question(question, lang)):
+    if not re.search(r"\w", tail) or not (_question_lead(question, lang) or _open_question(question, lang)
+                                          or _asks_about_the_world(question, lang)):
         return False
     if re.search(r"[?？]", tail) or _has(L.GEN, "degree", lang, tail):
         return False

@@ -169,9 +169,9 @@ ACTS: Table = {
         "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
                "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
                # "你们能做视频吗？", "哈啰～可以帮我做影片吗？": a kind of thing named bare, no subject of its own
-               "re:(?:^|[～~，,!！。\\s]|想问一下|问一下|请问|想问)(?:你们|您们|你|您)?(?:还|也)?(?:能|会|可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|出)"
+               "re:(?:^|[～~，,!！。\\s]|想问一下|问一下|请问|想问)(?:你们|您们|你|您)?(?:还|也)?(?:能|会|可以)(?:帮我们|帮我|给我|帮忙)?(?:做|画|生成|制作|弄|出)"
                # "你们能做会动的图吗？像甜筒转圈那种": a kind described in a few characters, then an example
-               + "(?:(?:会动|能动|动态|立体|三维|3d|有声|带声音|带音乐)的)?" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:吗|么|不|嘛)\\s*[?？]?"
+               + "(?:(?:会动|能动|动态|立体|三维|3d|有声|带声音|带音乐)的|短|小)?" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:吗|么|不|嘛)\\s*[?？]?"
                "\\s*(?:(?:(?:像|比如|例如)[^？?。]*|想要[^？?。0-9一二两三四五六七八九十几]*)[。.]?)?\\s*$"),
         "ja": ("re:^(?:(?:こんにちは|こんばんは|おはよう|やあ|ねえ|あの)[、,!！\\s]*)?" + _KINDS_JA +
                "(?:も|は|とか|って|を)?(?:作れ|作成でき|生成でき|描け|作ることが?でき|でき)(?:ます|る)(?:か|の)?"
@@ -475,7 +475,9 @@ GEN: Table = {
                "|could use|has to have|must have)\\s+(?:an?|the|more|less|some|its|bigger|smaller|to)\\b",
                # asked of an existing piece: "can the rental flyer get a QR code?", "can they be die-cut round?"
                "re:\\b(?:can|could|would)\\s+(?:the|this|that|these|those|my|our|it|they|them)\\b(?:\\s+[\\w'-]+){0,5}?"
-               "\\s+(?:get|be|have|use|go|look|become|feel|show|say)\\b"),
+               "\\s+(?:get|be|have|use|go|look|become|feel|show|say)\\b",
+               # what a piece that exists must say: "stream banner: schedule should say 8 PM CST"
+               "re:\\b(?:should|needs? to|has to|must)\\s+(?:say|read|show|display|list)\\b"),
         "zh": ("缩短", "剪短", "剪掉", "裁掉", "裁剪", "加快", "放慢", "拉长", "延长", "调亮", "调暗", "调快",
                "调慢", "调大", "调小", "调高", "调低", "re:放大(?!镜)", "缩小",
                # "再暖一点", "再亮一些": a degree more of something that exists
@@ -556,7 +558,8 @@ GEN: Table = {
                # "做海报" makes one, "海报做暖一点" edits it
                "re:(?:做|弄|搞)(?:[0-9一二两三四五六七八九十几]*[张个幅份套段首支部件组款])?(?:海报|图片|图|画|视频|短片|"
                "动画|logo|标志|名片|封面|图标|壁纸|头像|音乐|歌|模型|插画|横幅|传单|菜单|请柬)"),
-        "ja": ("描いて", "描く", "作って", "作る", "作成", "生成", "書いて", "書く", "ほしい", "欲しい", "制作"),
+        "ja": ("描いて", "描く", "作って", "作る", "作成", "生成", "書いて", "書く", "ほしい", "欲しい", "制作",
+               "re:(?:作り|描き|書き)(?:たい|ませんか)"),
         "ru": ("нарисуй*", "создай*", "сгенерир*", "напиши*", "придумай*", "сочини*", "спроектир*",
                "разработ*", "изобрази*", "сними*", "анимир*", "набросай*", "хочу", "нужен", "нужна", "нужно"),
     },
@@ -694,15 +697,19 @@ MEDIA: Table = {
         "en": ("image", "picture", "pic", "pics", "photo", "illustration", "drawing", "painting",
                "poster", "portrait", "logo", "icon", "wallpaper", "artwork", "sketch", "banner",
                "cover", "thumbnail", "sticker", "keyframe", "draw", "paint", "render", "flyer",
-               "postcard", "avatar", "card", "invitation"),
+               "postcard", "avatar", "card", "invitation",
+               # a post for a feed ("4 instagram posts"), not the verb ("post it on the site")
+               "re:\\b(?:(?:instagram|insta|ig|social|social media|telegram|facebook|fb|linkedin|blog|feed)\\s+)posts?\\b",
+               "brochure", "pamphlet", "booklet", "leaflet", "lanyard", "name badge"),
         "zh": ("图片", "图像", "照片", "画", "插画", "海报", "头像", "壁纸", "封面", "图标", "图", "横幅",
-               "贴纸", "传单", "明信片", "名片", "请柬", "邀请函"),
+               "贴纸", "传单", "明信片", "名片", "请柬", "邀请函", "宣传册", "小册子", "胸牌", "工牌", "线稿", "线描", "素描", "速写"),
         "ja": ("絵", "画像", "写真", "イラスト", "ポスター", "アイコン", "壁紙", "描い", "描く", "ロゴ", "背景画",
                "バナー", "表紙", "チラシ", "ステッカー", "名刺", "招待状", "看板", "栞", "しおり", "ラベル", "案内状",
-               "ブックカバー", "立て看板"),
+               "ブックカバー", "立て看板", "リーフレット", "線画", "スケッチ", "デッサン"),
         "ru": ("картин*", "изображен*", "рисун*", "фото*", "постер*", "плакат*", "иллюстрац*",
                "логотип*", "нарису*", "обложк*", "иконк*", "аватар*", "афиш*", "баннер*", "открытк*",
-               "арт", "фотк*", "стикер*", "наклейк*", "визитк*", "листовк*", "флаер*", "эмблем*"),
+               "арт", "фотк*", "стикер*", "наклейк*", "визитк*", "листовк*", "флаер*", "эмблем*",
+               "этикетк*", "пригласительн*", "брошюр*", "буклет*", "бейдж*"),
     },
     "video": {
         "en": ("video", "clip", "animation", "animate", "movie", "film", "gif", "footage", "trailer",
@@ -937,7 +944,7 @@ GENERIC_WORDS = {
            "template", "mockup", "layout", "page", "frame", "shot", "scene", "list", "listing", "product",
            "club", "shop", "store", "studio", "company", "team", "school", "event", "party", "sale", "brand",
            "channel", "app", "website", "post", "opening", "launch", "announcement", "grand", "promo", "promotion",
-           "sheet", "character", "turnaround"),
+           "sheet", "character", "turnaround", "3d", "map"),
     "ru": ("серия", "серию", "серии", "набор", "комплект", "коллекция", "версия", "вариант", "картинка", "лист",
            "персонаж",
            "картинки", "изображение", "фото", "постер", "плакат", "видео", "ролик", "клип", "иллюстрация",

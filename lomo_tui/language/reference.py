@@ -137,5 +137,9 @@ def series_size(text: str, lang: str, count: int | None = None) -> int | None:
     spaced = bool((_data().get(lang) or {}).get("spaced", True))
     if not numerals:
         return None
-    match = re.search(_words(list(numerals), spaced), text.lower())
+    counters = (_data().get(lang) or {}).get("size_counters") or ""
+    if not spaced and counters:  # "四张海报" counts pieces, "九折" is a discount
+        match = re.search(f"{_words(list(numerals), spaced)}(?=[{re.escape(counters)}])", text.lower())
+    else:
+        match = re.search(_words(list(numerals), spaced), text.lower())
     return numerals[match.group(0)] if match else None

@@ -148,14 +148,26 @@ _MAX_LEAD = 12  # CJK characters of a name that may be sentence text run togethe
 _URL_RE = LazyRe(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 
+# names run together with the CJK words around them: "文件名stitch_1.png到stitch_6.png" is two names, and the
+# words that introduce a name ("文件名", "到", "から") are no part of it when an ASCII name follows them
+_JOINED_NAME = LazyRe(f"(.+?\\.([A-Za-z0-9]{{1,8}}))(?=[{_CJK}]|$)")
+_NAME_LEAD = LazyRe(f"^[{_CJK}]*?(?:文件名|檔案名|档案名|档名|檔名|文件|檔案|命名为|命名為|命名|名为|名為|名叫|叫做|叫|用|到|至|和|跟|"
+                    f"と|から|まで|を|は)(?=[A-Za-z0-9])")
+
+
 def _file_matches(text: str) -> list[tuple[re.Match[str], str]]:
     """(match, file name) for each name with a known extension (so "e.g." and "v1.2" are not files)."""
     out = []
     for m in _FILE_RE.finditer(text):
         groups = m.groups()
         name, ext = next((groups[i], groups[i + 1]) for i in range(0, len(groups), 2) if groups[i])
-        if ext.lower() in _EXTS:
-            out.append((m, name))
+        if ext.lower() not in _EXTS:
+            continue
+        parts = [(p.group(1), p.group(2)) for p in _JOINED_NAME.finditer(name)] if groups[4] else []
+        if len(parts) > 1 and all(e.lower() in _EXTS for _, e in parts):
+            out.extend((m, _NAME_LEAD.sub("", part)) for part, _ in parts)
+        else:
+            out.append((m, _NAME_LEAD.sub("", name) if groups[4] else name))
     return out
 
 

@@ -93,9 +93,24 @@ _LAST_AND = re.compile(r"\s+(?:and|or|&|и|или)\s+(?=[^,，、;；・\n]*$)")
 _SINGLE = cue_table("single")  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
 
 
+_NUMBERED = re.compile(r"(?:^|(?<=[\s:：，,;；。]))[(（]?([1-9])(?:[)）]|[.、．](?!\d))")  # "1）一张海报 2）…", "1. poster"
+
+
+def _numbered_pieces(text: str) -> bool:
+    """Two or more numbered items that name something to make ("1）一张海报 2）15秒的预热短片"), each maybe one piece."""
+    marks = list(_NUMBERED.finditer(text))
+    if len(marks) < 2 or [int(m.group(1)) for m in marks[:2]] != [1, 2]:
+        return False
+    items = [text[m.end():nxt.start() if nxt else len(text)] for m, nxt in zip(marks, marks[1:] + [None])]
+    return sum(bool(media_kinds(item)) for item in items) >= 2
+
+
 def _listed_pieces(text: str, lang: str) -> bool:
-    """Three or more listed items of which at least two name something to make ("logo, card, banner"),
-    not one piece with its attributes ("a jingle, 5 seconds, ukulele, cheerful")."""
+    """Three or more listed items of which at least two name something to make ("logo, card, banner"), or two
+    or more numbered ones ("需要：1）一张海报 2）15秒的预热短片 3）胸牌"), not one piece with its attributes ("a
+    jingle, 5 seconds, ukulele, cheerful")."""
+    if _numbered_pieces(text):
+        return True
     m = _LIST.search(_LAST_AND.sub(", ", text))  # "box sleeve, care card and a wax seal sticker"
     if m is None:
         return False
@@ -132,12 +147,13 @@ GENERIC_CONCEPTS = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", 
                               "#cover", "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label",
                               "#sticker", "#model", "#slides", "#icon", "#mascot", "#comic", "#illustration",
                               "#photo", "#font", "#subtitle", "#background", "#price", "#sign", "#tshirt",
-                              "#diagram", "#ticket", "#thumbnail", "#coupon", "#certificate", "#post"})
+                              "#diagram", "#ticket", "#thumbnail", "#coupon", "#certificate", "#post", "#map",
+                              "#tutorial"})
 # Concepts that name the deliverable itself: "火锅店那几张海报" is about the hotpot posters, not the hotpot menu.
 DELIVERABLES = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#flyer", "#card", "#invitation", "#cover",
                           "#storyboard", "#trailer", "#ad", "#music", "#packaging", "#label", "#sticker", "#model",
                           "#slides", "#icon", "#mascot", "#comic", "#illustration", "#sign", "#tshirt", "#diagram",
-                          "#ticket", "#thumbnail", "#coupon", "#certificate", "#post"})
+                          "#ticket", "#thumbnail", "#coupon", "#certificate", "#post", "#map", "#tutorial"})
 GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
                    "минут", "час", "s"})
@@ -242,7 +258,9 @@ def _candidates(hints: dict[str, Any]) -> list[Candidate]:
         c.kana = kana_words(c.title)
         c.title_words |= c.kana
         body, body_media = _content(f"{c.goal}\n{e.get('summary') or ''}")
-        c.words = c.title_words | body
+        body_kana = kana_words(c.goal)  # "看板猫4匹（むぎ、そら、きなこ、たま）": names the goal spells in hiragana
+        c.kana |= body_kana
+        c.words = c.title_words | body | body_kana
         c.media |= body_media
         for f in c.files:
             ext = f.rsplit(".", 1)[-1].lower()
@@ -272,6 +290,7 @@ def _titled(title: str, norm: str) -> bool:
                      " ".join(re.sub(r"[^\w\s]+", " ", norm).split())) is not None
 
 
+TITLE_WEIGHT = 0.5  # a message that says a task's whole title names it beyond the words it shares with others
 HEADER_WEIGHT = 1.0  # a message headed by words of a task's title ("promo video: …") names it, as a file would
 
 
@@ -331,6 +350,26 @@ def _value_spans(norm: str, lang: str) -> list[tuple[int, int]]:
     return spans
 
 
+_STYLE_SOURCE = cue_table("style_source")
+
+
+def _source_words(norm: str, lang: str) -> set[str]:
+    """Words only the look a request for new work says to follow uses ("same colours as the open day posters",
+    "风格跟队服一致", "写真はカタログのを使い回して"): a task named as a source, not the one the work is for."""
+    rx = re.compile(_STYLE_SOURCE.get(lang, _STYLE_SOURCE["en"]))
+    spans = [m.span(name) for m in rx.finditer(norm) for name in rx.groupindex if m.group(name) is not None]
+    if not spans:
+        return set()
+    inside = set().union(*(_content(norm[a:b])[0] for a, b in spans))
+    return inside - _content(_without(norm, spans))[0]
+
+
+def _named_only_as_source(c: Candidate, words: set[str], source: set[str]) -> bool:
+    """Does the message name C only as the look to follow (no word outside that names it distinctively)?"""
+    shared = words & c.words
+    return bool(shared & source) and not any(w not in source and not generic(w) for w in shared)
+
+
 def _without(norm: str, spans: list[tuple[int, int]]) -> str:
     for a, b in reversed(spans):
         norm = norm[:a] + " " + norm[b:]
@@ -383,8 +422,9 @@ def _score(cands: list[Candidate], words: set[str], media: set[str], named: set[
         if c.evidence and media and c.media and not (media & c.media):
             c.evidence *= 0.5
             c.distinct *= 0.5
-        c.evidence += c.memory + HEADER_WEIGHT * headed
-        c.distinct += c.memory + HEADER_WEIGHT * headed
+        whole = TITLE_WEIGHT * (titled and not headed)  # "料金表に中国語も併記して": the whole title said
+        c.evidence += c.memory + HEADER_WEIGHT * headed + whole
+        c.distinct += c.memory + HEADER_WEIGHT * headed + whole
 
 
 _ALL_OF = cue_table("all_of")
@@ -401,6 +441,47 @@ def _all_of(text: str, lang: str) -> int | None:
         return 2
     number = parse_number(groups.get("n") or groups.get("m") or "")
     return int(number) if number else None
+
+
+_LATIN_WORDS = re.compile(r"[a-z][a-z'-]+")
+PHRASE_WEIGHT = 0.5  # "that old business card" beside the one title that says "business card" word for word
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    words = _LATIN_WORDS.findall(matchable(text))
+    return set(zip(words, words[1:]))
+
+
+def _score_kind_phrase(cands: list[Candidate], text: str) -> None:
+    """Two generic words that only one task's title says side by side ("business card", "gift voucher") name that
+    task more surely than either word alone, which many titles share."""
+    said = {p for p in _pairs(text) if generic(p[0]) or generic(p[1])}
+    if not said:
+        return
+    owners: dict[tuple[str, str], list[Candidate]] = {}
+    for c in cands:
+        for p in said & _pairs(c.title):
+            owners.setdefault(p, []).append(c)
+    for holders in owners.values():
+        if len(holders) == 1:
+            holders[0].evidence += PHRASE_WEIGHT
+            holders[0].distinct += PHRASE_WEIGHT
+
+
+_NUMBERED_PIECE = re.compile(r"(?<![\w/.])([a-z][a-z-]{2,})\s?#?(\d{1,2})(?![\d.%])")  # "reel 3", "stamp 2"
+PIECE_WEIGHT = 1.0  # "reel 3 is too fast" beside clips/reel_3.webp: as telling as a distinctive word
+
+
+def _score_numbered_piece(cands: list[Candidate], text: str) -> None:
+    """A piece named by its file's stem and number ("reel 3" for clips/reel_3.webp) points at the one task that
+    has that file, whatever other tasks share the kind of piece."""
+    for m in _NUMBERED_PIECE.finditer(matchable(text)):
+        word, n = m.group(1), m.group(2)
+        stems = {f"{w}{sep}{n}" for w in {word, word.rstrip("s")} for sep in ("_", "-", "")}
+        owners = [c for c in cands if any(FILE_EXT.sub("", f.rsplit("/", 1)[-1]).lower() in stems for f in c.files)]
+        if len(owners) == 1:
+            owners[0].evidence += PIECE_WEIGHT
+            owners[0].distinct += PIECE_WEIGHT
 
 
 def _score_all_of(cands: list[Candidate], text: str, lang: str) -> None:
@@ -526,6 +607,8 @@ def route(request: ModelRequest) -> ModelReply:
         media.discard("document")  # "再简洁点，把文字去掉": the text on the piece, not a document
     _score(cands, words, media, names(text), text)
     _score_all_of(cands, text, lang)
+    _score_numbered_piece(cands, text)
+    _score_kind_phrase(cands, text)
     viewed = cands
     cands = _series_fit(cands, message.reference, intent)
     in_view = len(viewed)
@@ -604,8 +687,8 @@ def route(request: ModelRequest) -> ModelReply:
     more = _cue(_MORE, lang, text) or series_next
     best = _best(cands)
     tied = _tied(cands)
-    if intent.act == "one_shot" and not edit and not _cue(_SINGLE, lang, text) and (
-            _cue(_PROJECT, lang, text) or _listed_pieces(text, lang)):
+    if intent.act == "one_shot" and not edit and (_numbered_pieces(text) or not _cue(_SINGLE, lang, text) and (
+            _cue(_PROJECT, lang, text) or _listed_pieces(text, lang))):
         intent.act = "goal"  # several deliverables, or a named bundle
     kinds_named = media_kinds(text, lang)
     sounds_or_more = kinds_named & {"audio", "video", "3d"}  # kinds a task plainly makes or does not
@@ -631,6 +714,14 @@ def route(request: ModelRequest) -> ModelReply:
         best = None if best is not None and elsewhere(best) else best
         tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
+
+    if intent.act in ("one_shot", "goal") and not more:
+        # "4 instagram posts …, same colours as the open day posters": new work in the look of a task it names
+        source = _source_words(matchable(text), lang)
+        if source:
+            best = None if best is not None and _named_only_as_source(best, words, source) else best
+            tied = [c for c in tied if not _named_only_as_source(c, words, source)]
+            tied = tied if len(tied) > 1 else []
 
     standout = _standout(cands) if intent.act in ("one_shot", "goal") and (
         series_next or _cue(_INTO_SERIES, lang, text)) else None
@@ -688,7 +779,8 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(best)
     if fresh_cue and not deictic and not edit and intent.act not in CONTROL_ACTS:
         return _create(intent, text, lang, "lightweight")
-    if best is not None and (_cue(_PRONOUN, lang, text) and not _strong(best, text) or intent.comparative):
+    if best is not None and (_cue(_PRONOUN, lang, text) and not _strong(best, text) or intent.comparative) \
+            and not _cue(_RECALL, lang, text):  # "the display promo from a few years back, can we recut it": that promo
         # "same but at night" / "redo it in blue" right after an owl picture was made is about the owl, even
         # though another task's title has "night" or its goal "Blue Note": a pronoun points at the piece just
         # made or discussed more surely than one word another task happens to share.
@@ -699,6 +791,11 @@ def route(request: ModelRequest) -> ModelReply:
         return _send(best)
     if tied and tied[0].evidence - tied[1].evidence >= TIE and tied[0] is _just_now(cands, hints):
         return _send(tied[0])  # "then the red kite" right after the bird portraits: the piece at hand leads
+    just = _just_now(cands, hints)
+    if tied and just is not None and just not in tied and _cue(_PRONOUN_OBJECT, lang, text) \
+            and all(c.recency is None for c in tied):
+        return _send(just)  # "make it darker, the hall is really bright" a moment after the stage banner, beside
+        # old tasks found only by a word of the reason it gives
     if tied:
         return _clarify(tied, intent, text, lang, tools)
     placed = _unplaced_position(viewed, cands, message.reference)
@@ -783,12 +880,17 @@ _NAME_PARTS = re.compile(r"^(.*?[_\-])([^_\-]+)\.(\w+)$")
 
 def _in_pattern(name: str, goal: str) -> bool:
     """Does NAME follow the pattern of file names GOAL asks for ("token_glass.png" beside "token_wood.png,
-    token_stone.png etc"), with its own part ("glass") among the goal's words?"""
+    token_stone.png etc"), with its own part ("glass") among the goal's words, or its number in the range asked
+    ("stamp_3.png" beside "stamp_1.png 到 stamp_4.png")?"""
     m = _NAME_PARTS.match(name.rsplit("/", 1)[-1])
     if m is None:
         return False
     prefix, part, ext = m.groups()
     asked = [_NAME_PARTS.match(normalise(f).rsplit("/", 1)[-1]) for f in find_files(goal)]
+    numbers = [int(a.group(2)) for a in asked if a is not None and a.group(1) == prefix and a.group(3) == ext
+               and a.group(2).isdigit()]
+    if part.isdigit() and len(numbers) >= 2 and min(numbers) <= int(part) <= max(numbers):
+        return True  # "stamp_3.png" of a task asked for "stamp_1.png 到 stamp_4.png"
     return any(a is not None and a.group(1) == prefix and a.group(3) == ext for a in asked) \
         and bool(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", matchable(goal)))
 
@@ -982,6 +1084,9 @@ def _tied(cands: list[Candidate]) -> list[Candidate]:
     if distinct == tied[:1] and distinct[0].kind_match is not False:
         return []  # one distinctive word outranks words the others only share generically (not when the message
         # names a kind of piece the one does not make: "на втором баннере котика…" beside a video about a cat)
+    if distinct == tied[:1] and len([c for c in tied if c.kind_match]) == 1:
+        return []  # … unless one other task makes that kind: "4日目の投稿は屋台の紹介に" is for the countdown posts,
+        # not the stall map that shares 屋台 (what the message is for is then read from the pieces in view)
     return tied if len(tied) > 1 and distinct else []
 
 
