@@ -1068,3 +1068,139 @@ def test_it_after_older_work_recalled_by_memory_is_that_work() -> None:
     scarf = {"title": "Club scarf", "kind": "lightweight", "status": "done", "files": ["merch/scarf.png"], "age_s": 60}
     assert decide("the harvest promo from a few years back, can we recut it for this autumn", scarf, promo) == \
         ("send_to_task", promo["title"])  # (the runtime asks before it reopens an archived task)
+
+
+# ---- heldout19 opened (session 15): its misses as mechanisms, in phrasings and domains of their own ---------
+@pytest.mark.parametrize("text", [
+    "morning! can you also do short voice clips, like a station jingle?",
+    "hey, quick q - can you make dreamy-looking video, like with fog rolling in?",
+    "hi, can you do hand-painted shop signs too? like the old barber ones have",
+    "想问下你能做水墨那种风格的图案吗",
+    "你好！想问一下你能不能生成可以直接放进网页里的图标？",
+    "你好，我开了一家面馆。你们能做中英双语的菜单吗？",
+])
+def test_capability_questions_describe_a_kind_of_piece(text: str) -> None:
+    reel = {"title": "Harbour tour reel", "goal": "Animated reel of the harbour boat tours", "files": ["clips/tour.webp"]}
+    assert decide(text, reel)[0] == "answer"
+
+
+def test_a_request_with_an_article_or_a_count_is_still_a_request() -> None:
+    assert parse("can you make a poster, like a retro one?").intent().act == "one_shot"
+    assert parse("能不能帮我做一张海报？").intent().act == "one_shot"
+
+
+def test_a_wh_question_after_news_needs_no_question_mark() -> None:
+    poster = {"title": "Night market poster", "kind": "lightweight", "status": "done", "files": ["p/market.png"]}
+    text = "yo we got a stall at the harbour market lol. anyway what formats can u export for tiktok"
+    assert decide(text, poster)[0] == "answer" and parse(text).intent().act == "question"
+    assert parse("the poster is done. make it bigger").intent().act == "revise"
+
+
+def test_a_pasted_brief_that_numbers_its_pieces_is_new_work() -> None:
+    posters = {"title": "廟會海報系列", "goal": "去年廟會的海報系列", "files": ["p/fair_1.png", "p/fair_2.png"]}
+    brief = "以下是客戶的需求，直接貼上：\n今年燈會\n1. 主視覺一張\n2. 三張社群貼文\n3. 報名表的表頭\n顏色用紅跟金"
+    assert decide(brief, posters) == ("create_task", "persistent")
+    from lomo_tui.language import media_kinds
+
+    assert media_kinds("主視覺一張") == {"image"}  # traditional characters read as simplified
+
+
+def test_a_piece_of_another_kind_than_named_is_not_the_piece_at_hand() -> None:
+    brief = {"title": "Document: the committee brief", "goal": "The winter schedule brief", "files": ["docs/brief.md"],
+             "age_s": 30}
+    ids = {"title": "Station ID jingles", "goal": "Sung station IDs, a morning one and an evening one",
+           "files": ["audio/id_morning.wav", "audio/id_evening.wav"], "age_s": 5 * 3600}
+    assert decide("make the evening one a bit slower, it sounds rushed", brief, ids) == ("send_to_task", ids["title"])
+
+
+def test_an_edit_a_moment_after_a_piece_is_not_for_an_old_task_found_by_a_word_of_its_goal() -> None:
+    poster = {"title": "端午节优惠海报", "kind": "lightweight", "status": "done", "files": ["p/duanwu.png"], "age_s": 30}
+    old = {"title": "Board game card art", "goal": "Card illustrations for the Dragon Boat board game",
+           "recency": None, "files": ["cards/boat_1.png"], "age_s": 9 * 24 * 3600}
+    assert parse("把龙舟画大一点").intent().act == "revise"
+    assert decide("把龙舟画大一点，加上“满一百送粽子”", poster, old) == ("send_to_task", poster["title"])
+
+
+def test_next_then_a_described_piece_is_new_work() -> None:
+    prints = {"title": "番付風イラスト", "goal": "力士を番付表風に描いたイラスト", "files": ["a/east.png", "a/west.png"]}
+    assert decide("次は、夏祭りのうちわ。表に店の名前、裏に金魚", prints) == ("create_task", "lightweight")
+    assert parse("おおきに！").intent().act == "thanks"
+
+
+def test_a_version_in_another_language_names_no_task() -> None:
+    poster = {"title": "梅の季節限定ポスター", "kind": "lightweight", "status": "done", "files": ["p/ume.png"], "age_s": 30}
+    ad = {"title": "微信推广海报", "goal": "面向英文读者的推广海报", "kind": "lightweight", "status": "done",
+          "files": ["p/wechat.png"], "age_s": 5 * 3600}
+    assert decide("那张也出一个英文版", poster, ad) == ("send_to_task", poster["title"])
+
+
+def test_a_russian_piece_named_first_is_revised_and_the_own_language_task_is_meant() -> None:
+    assert parse("карту сделай как старинную морскую").intent().act == "revise"
+    spots = {"title": "Карта мест", "goal": "Карта грибных мест с метками", "kind": "lightweight", "status": "done",
+             "files": ["maps/spots.png"], "age_s": 7 * 3600}
+    aquarium = {"title": "水族館の案内図", "goal": "水族館の案内図", "files": ["maps/aq.png"], "age_s": 9 * 24 * 3600}
+    posters = {"title": "Афиши туров", "files": ["p/1.png", "p/2.png"], "age_s": 3600}
+    assert decide("карту сделай как старинную", posters, spots, aquarium) == ("send_to_task", spots["title"])
+
+
+def test_the_x_one_names_a_file_of_a_task() -> None:
+    backdrops = {"title": "Backdrop set", "goal": "Printable photo backdrops",
+                 "files": ["b/concrete.png", "b/linen.png", "b/terrazzo.png"], "age_s": 4 * 3600}
+    cert = {"title": "Gift certificate", "kind": "lightweight", "status": "failed", "age_s": 30}
+    assert decide("the linen one is too busy, tone it down", cert, backdrops) == ("send_to_task", backdrops["title"])
+    mascot = {"title": "营地吉祥物", "goal": "编程营的猫吉祥物", "files": ["m/cat.png"], "age_s": 3 * 3600}
+    shirt = {"title": "营地T恤的图案", "kind": "lightweight", "status": "done", "files": ["s/tee.png"], "age_s": 30}
+    assert decide("make the cat bigger on it", shirt, mascot) == ("send_to_task", shirt["title"])  # content, no name
+
+
+def test_an_old_piece_recalled_by_its_kind_alone() -> None:
+    logo = {"title": "Логотип «Самовар»", "goal": "Логотип чайной «Самовар»", "kind": "lightweight", "status": "done",
+            "recency": None, "files": ["brand/logo.png"], "age_s": 1200 * 3600}
+    pic = {"title": "Картинка пирога", "kind": "lightweight", "status": "done", "files": ["p/pie.png"], "age_s": 30}
+    assert decide("старый логотип помнишь? сделай его в тёмном варианте", pic, logo) == ("send_to_task", logo["title"])
+
+
+def test_a_piece_of_a_planned_set_not_made_yet_is_that_set_s() -> None:
+    from lomo_tui.language import series_size
+
+    assert series_size("100円くじの景品イラスト10種", "ja") == 10 and series_size("30秒の動画", "ja") is None
+    prizes = {"title": "福引の景品イラスト", "goal": "福引の景品イラスト8種", "status": "paused", "files": ["k/prize_1.png"]}
+    pop = {"title": "手書き風POP", "goal": "駄菓子ごとの手書き風POP", "files": ["pop/a.png", "pop/b.png", "pop/c.png"]}
+    assert decide("福引の景品、3種類目を描いて", pop, prizes) == ("send_to_task", prizes["title"])
+    assert decide("POPの3枚目、ラムネの値段を20円に", pop, prizes) == ("send_to_task", pop["title"])
+
+
+def test_one_flyer_for_a_set_meal_is_one_piece() -> None:
+    cards = {"title": "レシピカード", "goal": "店頭で配るレシピカード", "files": ["c/1.png", "c/2.png"]}
+    assert decide("あと、春限定のいちご大福セットのチラシを1枚", cards) == ("create_task", "lightweight")
+    # … but one of each is several pieces
+    assert decide("另外帮我做一套节日海报，每个节日一张，发朋友圈用", cards) == ("create_task", "persistent")
+
+
+def test_a_set_worked_on_today_outranks_an_old_one_search_found_by_the_word_set() -> None:
+    backdrops = {"title": "Backdrop set", "goal": "Printable photo backdrops", "files": ["b/concrete.png"],
+                 "age_s": 22 * 3600}
+    bookmarks = {"title": "Bookshop bookmark set", "goal": "Bookmarks for the bookshop", "recency": None,
+                 "files": ["b/mark.png"], "age_s": 9 * 24 * 3600}
+    cert = {"title": "Подарочный сертификат", "kind": "lightweight", "status": "failed", "age_s": 2 * 3600}
+    assert decide("ok then add one like that to the set", cert, backdrops, bookmarks) == \
+        ("send_to_task", backdrops["title"])
+
+
+def test_seasons_and_places_meet_across_languages() -> None:
+    terrace = {"title": "Summer terrace poster", "goal": "Poster announcing the summer terrace opening",
+               "status": "stopped", "files": ["p/terrace.png"], "age_s": 250 * 3600}
+    video = {"title": "Grill smoke video", "files": ["c/smoke.webp"]}
+    assert decide("давай снова займёмся постером для летней веранды", video, terrace) == \
+        ("send_to_task", terrace["title"])  # (the runtime asks before it resumes a stopped task)
+
+
+def test_new_work_made_the_way_a_task_was_is_new_persistent_work() -> None:
+    calendar = {"title": "版画カレンダー2024", "goal": "12か月の木版画カレンダー", "kind": "persistent", "status": "done",
+                "recency": None, "files": ["cal/jan.png"], "age_s": 700 * 24 * 3600}
+    flyer = {"title": "体験会のチラシ", "kind": "lightweight", "status": "done", "files": ["f/taiken.png"]}
+    assert decide("2024年のカレンダーみたいなのを2027年版でも作りたい", flyer, calendar) == ("create_task", "persistent")
+
+
+def test_japanese_wondering_about_the_world_is_a_question() -> None:
+    assert parse("古本屋って今でもちゃんと儲かるのかな").intent().act == "question"

@@ -206,7 +206,7 @@ def media_kinds(text: str, lang: str | None = None) -> set[str]:
     """The kinds of media a text names ("image", "video", "3d", "audio", "document"), in its language
     (detected when not given) plus English."""
     lang = lang or detect_language(text)
-    norm = normalise(text)
+    norm = matchable(text)  # (traditional characters read as simplified: 主視覺, 貼文)
     return {media for media in L.MEDIA if find(L.MEDIA, media, lang, norm)}
 
 
@@ -672,14 +672,19 @@ def _asks_ability(norm: str, lang: str) -> bool:
     return not (_has(L.GEN, "create_only", lang, before) or _mentions(before, lang))
 
 
+_WH_ASKS = LazyRe(r"^(?:(?:anyway|anyways|so|btw|also|and|ok|okay|oh|but)\W+)*(?:what|which|how|when|where|why|who)\b"
+                  r"(?:\s+[\w'-]+){0,2}?\s+(?:can|could|do|does|did|is|are|should|would|will)\s+(?:u|you|i|we|it|they)\b")
+
+
 def _last_asks(norm: str, lang: str) -> bool:
     """A question in the last sentence after sentences that ask nothing be made or changed ("hi, I run a watch
     repair shop. is this for images only or video too?", "Добрый день. Сколько стоит сгенерировать видео?")."""
     sentences = [part.strip() for part in _SENTENCE_END.split(norm) if part and part.strip()]
-    if len(sentences) < 2 or not re.search(r"[?？]\s*$", sentences[-1]):
+    if len(sentences) < 2:
         return False
     last, before = sentences[-1], " ".join(sentences[:-1])
-    if not (_question_lead(last, lang) or _open_question(last, lang)):
+    wh = lang == "en" and _WH_ASKS.match(last)  # "anyway what sizes can u export for insta stories" (no mark)
+    if not (wh or re.search(r"[?？]\s*$", last) and (_question_lead(last, lang) or _open_question(last, lang))):
         return False
     return not (_has(L.GEN, "create_only", lang, before) or _mentions(before, lang) or _edits(before, lang)
                 or _has(L.GEN, "revise_strong", lang, before) or _edit_lead(before, lang))
@@ -713,7 +718,9 @@ _ADDRESSED = {  # the creator speaking to Lomo or of their own work ("can you…
 def _asks_about_the_world(question: str, lang: str) -> bool:
     """A yes/no question about the world ("羊驼可以喂胡萝卜吗？", "can alpacas eat carrots?"): it names no piece, asks
     Lomo nothing and changes nothing."""
-    return bool(re.search(r"[?？]\s*$", question)) and not _ADDRESSED[lang].search(question) \
+    asks = re.search(r"[?？]\s*$", question) or (lang == "ja" and _JA_WONDERS.search(question)) \
+        or (lang == "zh" and _ZH_CHOICE_SAID.search(question))  # "…のかな", "…还是白砂糖啊"
+    return bool(asks) and not _ADDRESSED[lang].search(question) \
         and not (_mentions(question, lang) or _edits(question, lang) or _edit_lead(question, lang)
                  or _has(L.GEN, "create", lang, question) or _has(L.GEN, "degree", lang, question))
 
@@ -758,6 +765,8 @@ def _greets_and_tells(norm: str, lang: str) -> bool:
     rest = norm[greeting.end():]
     if not re.search(r"\w", rest) or re.search(r"[?？]", rest) or cue("failed_before", lang, rest):
         return False
+    if lang == "en" and any(_WH_ASKS.match(part.strip()) for part in _SENTENCE_END.split(rest) if part):
+        return False  # "yo! we got a stall lol. anyway what formats can u export": a question, no small talk
     if _INTRODUCES[lang].search(rest):
         return not (_asks_for_work(rest, lang) or find_count(rest, lang) is not None)
     return _leftover(rest, lang) <= _TOLD_LIMIT and not _instructs(rest, lang, False, news=True) \
@@ -766,6 +775,7 @@ def _greets_and_tells(norm: str, lang: str) -> bool:
 
 # "用柔光箱还是反光板效果好一点？": a choice between two ways asks for advice, whatever making verb it names
 _ZH_CHOICE = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[?？]\s*$")
+_ZH_CHOICE_SAID = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[啊呀呢吧]\s*[。.!！~～]*\s*$")  # no question mark
 
 
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,
@@ -863,7 +873,8 @@ def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], cr
                 and not cue("retry", lang, norm):
             it.act = act
             return
-    if re.search(r"[?？]\s*$", norm) or _has(L.QUESTION, "lead", lang, norm.strip()):
+    if re.search(r"[?？]\s*$", norm) or _has(L.QUESTION, "lead", lang, norm.strip()) \
+            or _asks_about_the_world(norm, lang):  # "駄菓子屋って今でもちゃんと儲かるのかな"
         it.act = "question"
 
 

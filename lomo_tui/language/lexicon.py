@@ -100,12 +100,18 @@ NEGATION = {
 }
 
 # Kinds of thing named bare, for "ability" below
-_KINDS_EN = ("(?:(?:any|some|real|short|long|little|simple|moving|animated|3d|2d)\\s+)*(?:videos?|clips?|animations?"
+# (a few words may describe the kind: "short sound clips", "underwater-looking video", "painted canvas backdrops";
+# never an article, a possessive or a count, which make it one piece asked for)
+_KINDS_EN = ("(?:(?:any|some|real|short|long|little|simple|moving|animated|3d|2d)\\s+)*"
+             "(?:(?!(?:an?|the|my|our|your|this|that|these|those|one|two|three|\\d+)\\b)[a-z][\\w'-]*\\s+){0,3}?"
+             "(?:videos?|clips?|animations?"
              "|gifs?|images?|pictures?|pics|photos?|drawings?|illustrations?|art(?:work)?|3d(?: models?| objects?)?"
              "|models?|music|songs?|sounds?|sound effects|audio|voice(?:overs?)?|logos?|posters?|stickers?|icons?"
-             "|films?|movies?|stills?|storyboards?|textures?|sprites?|mock-?ups?|renders?)")
+             "|films?|movies?|stills?|storyboards?|textures?|sprites?|sprite sheets?|tilesets?|mock-?ups?|renders?"
+             "|backdrops?|backgrounds?|patterns?|dielines?|fonts?|maps?|menus?|banners?|flyers?|signs?|labels?)")
 _KIND_EN = _KINDS_EN + "(?:\\s+(?:stuff|things|work))?"  # "3d stuff"
-_KINDS_ZH = "(?:视频|影片|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|3d的?|立体图|模型|动图|gif|logo|短片|电影|贴纸|图标)"
+_KINDS_ZH = ("(?:视频|影片|动画|音乐|音频|声音|音效|图片|图|插画|海报|3d模型|3d的?|立体图|模型|动图|gif|logo|短片|电影|贴纸|图标"
+             "|图案|纹理|菜单|刀模图|精灵图|贴图|背景|壁纸|字体|包装)")
 _KINDS_JA = ("(?:動画|ビデオ|アニメーション|アニメ|音楽|音声|効果音|画像|イラスト|絵|写真|3dモデル|モデル|ポスター|gif"
              "|ロゴ|映画|ショートフィルム|短編映画)")
 _KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|изображени\\w*|3[dд][- ]?модел\\w*|модел\\w*|анимаци\\w*"
@@ -157,7 +163,10 @@ ACTS: Table = {
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
                # "… or is it just flat pictures?"
                "(?:,?\\s+(?:or|and) (?:is it |is that |do you |are you )?(?:only|just) (?:flat |still |static |2d )?"
-               + _KIND_EN + ")?\\s*[?]*"
+               + _KIND_EN + ")?"
+               # "… sound clips, like a clean tuning A at 440?": an example before the question mark
+               "(?:,\\s+(?:like|e\\.g\\.|such as|for example|say)\\b(?!\\s+(?:the|our|my|those|these|that|this)\\b)[^?]*)?"
+               "\\s*[?]*"
                # "… as well? like screams, chains, that kinda stuff": an example after the question mark, still a question
                "(?:(?<=[?])\\s*(?:like|e\\.g\\.|such as|for example|say)\\b[^?]*)?\\s*$",
                # "can you do 3d mockups of a jar too or is it just flat pictures": a kind of a thing, then the
@@ -169,9 +178,11 @@ ACTS: Table = {
         "zh": ("re:(?:你|您)?(?:还|也)?(?:能|会|可以|能不能|会不会|可不可以)(?:帮我|给我)?(?:做|画|生成|制作|弄|搞|出)"
                "(?:点|些)?(?:什么|啥|哪些|哪种|哪几种)",
                # "你们能做视频吗？", "哈啰～可以帮我做影片吗？": a kind of thing named bare, no subject of its own
-               "re:(?:^|[～~，,!！。\\s]|想问一下|问一下|请问|想问)(?:你们|您们|你|您)?(?:还|也)?(?:能|会|可以)(?:帮我们|帮我|给我|帮忙)?(?:做|画|生成|制作|弄|出)"
+               "re:(?:^|[～~，,!！。\\s]|想问一下|问一下|想问下|问下|请问|想问)(?:你们|您们|你|您)?(?:还|也)?(?:能不能|可不可以|会不会|能|会|可以)(?:帮我们|帮我|给我|帮忙)?(?:做|画|生成|制作|弄|出)"
                # "你们能做会动的图吗？像甜筒转圈那种": a kind described in a few characters, then an example
-               + "(?:(?:会动|能动|动态|立体|三维|3d|有声|带声音|带音乐)的|短|小)?" + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:吗|么|不|嘛)\\s*[?？]?"
+               # ("你能做扎染那种纹理的图案吗", "你们能做中日双语的菜单吗")
+               + "(?:(?:会动|能动|动态|立体|三维|3d|有声|带声音|带音乐)的|短|小|[^，。,？?！!一两二三四五六七八九十几个张套份]{1,20}的)?"
+               + _KINDS_ZH + "(?:和" + _KINDS_ZH + ")?(?:(?:吗|么|不|嘛)\\s*[?？]?|\\s*[?？])"
                "\\s*(?:(?:(?:像|比如|例如)[^？?。]*|想要[^？?。0-9一二两三四五六七八九十几]*)[。.]?)?\\s*$"),
         "ja": ("re:^(?:(?:こんにちは|こんばんは|おはよう|やあ|ねえ|あの)[、,!！\\s]*)?" + _KINDS_JA +
                "(?:も|は|とか|って|を)?(?:作れ|作成でき|生成でき|描け|作ることが?でき|でき)(?:ます|る)(?:か|の)?"
@@ -233,7 +244,7 @@ ACTS: Table = {
                "thanks a million", "thanks a bunch", "thanks so much", "thank you so much", "thank you very much",
                "many thanks", "thank u", "tysm"),
         "zh": ("谢谢", "多谢", "感谢", "谢了", "谢啦", "辛苦了", "辛苦啦", "麻烦你了"),
-        "ja": ("ありがとう", "どうも", "感謝", "助かります", "助かった", "サンキュー", "お疲れ様", "おつかれさま",
+        "ja": ("ありがとう", "おおきに", "どうも", "感謝", "助かります", "助かった", "サンキュー", "お疲れ様", "おつかれさま",
                "お疲れさま", "おつかれ", "お疲れ", "おつ", "よろしくお願いします", "助かりました",
                "ありがとうございました"),
         "ru": ("спасибо", "благодар*", "спс", "спасибки", "мерси", "спасибо еще раз"),
@@ -485,6 +496,8 @@ GEN: Table = {
                # putting something onto existing work: "在海报上加日期", "把日期加到海报上", "给海报加上日期"
                "re:在[^，。,；;]{1,12}?[上里中](?:加|添|放|写|印|标|去掉|删)", "加到", "放到", "写到", "印到",
                "re:把[^，。,；;]{1,8}?(?:放在|移到|挪到|放进)",
+               # drawing a part otherwise: "把月亮画大一点", "把字写小点"
+               "re:把[^，。,；;]{1,8}?[画写](?:得|大|小|粗|细|高|低|亮|暗|圆|长|短)",
                # room left on existing work: "宣传视频结尾留出报名二维码的位置"
                "留出", "空出", "预留", "留个位置", "留点空间",
                "re:给(?![我你他她它们])[^，。,；;]{1,12}?(?:加上|加个|添加|加一)"),
@@ -553,7 +566,7 @@ GEN: Table = {
     # Creation verbs that only ever make something new (not "make"/"сделай"/"做", which also edit).
     "create_only": {
         "en": CREATE_ONLY + ("give me", "i want", "i need", "i'd like", "come up with"),
-        "zh": ("re:(?<![油插动图漫壁版国绘])画(?![面风家廊布像质])", "生成", "制作", "创作", "re:写(?!实)", "渲染",
+        "zh": ("re:(?<![油插动图漫壁版国绘糖字书年])画(?![面风家廊布像质])", "生成", "制作", "创作", "re:写(?!实)", "渲染",
                "拍", "来一", "我想要", "我要", "我需要",
                # "做海报" makes one, "海报做暖一点" edits it
                "re:(?:做|弄|搞)(?:[0-9一二两三四五六七八九十几]*[张个幅份套段首支部件组款])?(?:海报|图片|图|画|视频|短片|"
@@ -702,14 +715,15 @@ MEDIA: Table = {
                "re:\\b(?:(?:instagram|insta|ig|social|social media|telegram|facebook|fb|linkedin|blog|feed)\\s+)posts?\\b",
                "brochure", "pamphlet", "booklet", "leaflet", "lanyard", "name badge"),
         "zh": ("图片", "图像", "照片", "画", "插画", "海报", "头像", "壁纸", "封面", "图标", "图", "横幅",
-               "贴纸", "传单", "明信片", "名片", "请柬", "邀请函", "宣传册", "小册子", "胸牌", "工牌", "线稿", "线描", "素描", "速写"),
+               "贴纸", "传单", "明信片", "名片", "请柬", "邀请函", "宣传册", "小册子", "胸牌", "工牌", "线稿", "线描", "素描", "速写", "主视觉", "贴文", "帖子"),
         "ja": ("絵", "画像", "写真", "イラスト", "ポスター", "アイコン", "壁紙", "描い", "描く", "ロゴ", "背景画",
                "バナー", "表紙", "チラシ", "ステッカー", "名刺", "招待状", "看板", "栞", "しおり", "ラベル", "案内状",
-               "ブックカバー", "立て看板", "リーフレット", "線画", "スケッチ", "デッサン"),
+               "ブックカバー", "立て看板", "リーフレット", "線画", "スケッチ", "デッサン", "キービジュアル", "メインビジュアル"),
         "ru": ("картин*", "изображен*", "рисун*", "фото*", "постер*", "плакат*", "иллюстрац*",
                "логотип*", "нарису*", "обложк*", "иконк*", "аватар*", "афиш*", "баннер*", "открытк*",
                "арт", "фотк*", "стикер*", "наклейк*", "визитк*", "листовк*", "флаер*", "эмблем*",
-               "этикетк*", "пригласительн*", "брошюр*", "буклет*", "бейдж*"),
+               "этикетк*", "пригласительн*", "брошюр*", "буклет*", "бейдж*",
+               "re:(?<![а-я])карт(?:а|у|е|ы|ой|ам|ах)(?![а-я])"),  # a map (not «картинка», already above)
     },
     "video": {
         "en": ("video", "clip", "animation", "animate", "movie", "film", "gif", "footage", "trailer",
@@ -996,6 +1010,9 @@ SUBJECTS: Table = {
               "ru": ("мед", "меда", "меду", "медом", "медов*")},
     "flower": {"en": ("flower", "florist", "bouquet"), "zh": ("花店", "鲜花", "花束", "花卉"),
                "ja": ("花屋", "花束", "フラワー", "生花"), "ru": ("цветы", "цветочн*", "букет*", "флорист*")},
+    "terrace": {"en": ("terrace", "patio", "veranda"), "zh": ("露台", "阳台"), "ja": ("テラス", "ベランダ"),
+                "ru": ("веранд*", "террас*")},
+    "portfolio": {"en": ("portfolio",), "zh": ("作品集",), "ja": ("ポートフォリオ",), "ru": ("портфолио",)},
     "moon": {"en": ("moon",), "zh": ("月亮", "月球"), "ja": ("ムーン",), "ru": ("луна", "луну", "луны", "луной", "лунн*")},
     "sea": {"en": ("sea", "ocean", "beach", "seaside"), "zh": ("大海", "海边", "海滩", "海洋"),
             "ja": ("海辺", "ビーチ", "海岸"), "ru": ("море", "моря", "морю", "морем", "морск*", "пляж*", "океан*")},

@@ -138,8 +138,11 @@ def series_size(text: str, lang: str, count: int | None = None) -> int | None:
     if not numerals:
         return None
     counters = (_data().get(lang) or {}).get("size_counters") or ""
-    if not spaced and counters:  # "四张海报" counts pieces, "九折" is a discount
+    if not spaced and counters:  # "四张海报", "景品イラスト10種" count pieces, "九折" is a discount, "100円" a price
+        digits = re.search(f"(?<![0-9])([0-9]{{1,2}})(?=[{re.escape(counters)}])", text)
         match = re.search(f"{_words(list(numerals), spaced)}(?=[{re.escape(counters)}])", text.lower())
+        if digits and (match is None or digits.start() < match.start()):
+            return int(digits.group(1))
     else:
         match = re.search(_words(list(numerals), spaced), text.lower())
     return numerals[match.group(0)] if match else None

@@ -93,6 +93,7 @@ _LAST_AND = re.compile(r"\s+(?:and|or|&|и|или)\s+(?=[^,，、;；・\n]*$)")
 _SINGLE = cue_table("single")  # one piece, said outright: "a single red sneaker", "一张", "одну картинку"
 
 
+_EACH = re.compile(r"\b(?:each|per|apiece)\b|[每各]|一[种種个個件期款][一1]|ずつ|ごと|(?<![а-я])(?:кажд[а-я]*|по одн[а-я]*)(?![а-я])")
 _NUMBERED = re.compile(r"(?:^|(?<=[\s:：，,;；。]))[(（]?([1-9])(?:[)）]|[.、．](?!\d))")  # "1）一张海报 2）…", "1. poster"
 
 
@@ -156,7 +157,7 @@ DELIVERABLES = frozenset({"#poster", "#video", "#logo", "#banner", "#menu", "#fl
                           "#ticket", "#thumbnail", "#coupon", "#certificate", "#post", "#map", "#tutorial"})
 GENERIC_WEIGHT = 0.5  # a shared generic word counts this much of a distinctive one
 UNITS = frozenset({"second", "sec", "minute", "min", "hour", "px", "percent", "秒", "分钟", "秒钟", "секунд",
-                   "минут", "час", "s"})
+                   "минут", "час", "s", "円", "元", "块", "yen", "руб", "рубл", "рублей"})  # (and prices: "15円に")
 BODY_WEIGHT = 0.6  # a word only a task's goal or summary has counts less than one in its title or file names
 
 
@@ -676,20 +677,38 @@ def route(request: ModelRequest) -> ModelReply:
         if recalled is not None and recalled.distinct > 0 and recalled is _top(viewed):  # not when a stopped or
             # archived task outranks it ("the display promo from a few years back" when that promo is archived)
             return _send(recalled)
+        of_kind = [c for c in viewed if c.kind_match]
+        if len(of_kind) == 1 and of_kind[0].evidence >= max(c.evidence for c in viewed):
+            return _send(of_kind[0])  # «старый логотип помнишь?»: the one logo there is, named by its kind alone
     if series is not None and intent.act not in ("one_shot", "goal") and "send_to_task" in tools:
         return _send(series)  # "swap the font on the last one": only one task has a series to point into
+    position = message.reference
+    if intent.act in ("one_shot", "revise") and position is not None and position.kind == "nth" \
+            and asks_to_make(text, lang) and "send_to_task" in tools:
+        # "くじの景品、2種類目を描いて": a piece of a set planned but not made yet, named by its words
+        top = max((c.evidence for c in viewed), default=0.0)
+        planned = [c for c in viewed if c.distinct > 0 and c.evidence >= top and _pieces(c) < position.n <= (
+            series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0)]
+        if len(planned) == 1:
+            return _send(planned[0])
     reference = intent.act in REFERENCE_ACTS or deictic or edit or _cue(_REFERENCE, lang, text)
     # "then…"/"next:" brings in the next item; a file to make that no task was asked for is a new piece
     sequence = intent.act in ("one_shot", "goal") and (_cue(_SEQUENCE, lang, text) or intent.output in outputs)
     fresh_cue = (_cue(_FRESH, lang, text) or sequence) and not _cue(_REDO, lang, text)
     fresh = intent.act in ("one_shot", "goal") and fresh_cue
-    series_next = _cue(_SERIES_NEXT, lang, text) or (_cue(_NEXT_VALUE, lang, text) and not media_kinds(text, lang))
+    series_next = _cue(_SERIES_NEXT, lang, text) or (_cue(_NEXT_VALUE, lang, text) and not media_kinds(text, lang)
+                                                     and _names_only_a_value(text, lang))
     more = _cue(_MORE, lang, text) or series_next
     best = _best(cands)
     tied = _tied(cands)
     if intent.act == "one_shot" and not edit and (_numbered_pieces(text) or not _cue(_SINGLE, lang, text) and (
             _cue(_PROJECT, lang, text) or _listed_pieces(text, lang))):
         intent.act = "goal"  # several deliverables, or a named bundle
+    elif intent.act == "goal" and intent.count == 1 and _cue(_SINGLE, lang, text) and not _listed_pieces(text, lang) \
+            and not _EACH.search(matchable(text)):  # ("二十四节气每个一张", "各一张", "一种一张": one of each)
+        intent.act = "one_shot"  # "湯豆腐セットのチラシを1枚": one flyer (for a set meal), not a kit
+    elif intent.act in ("revise", "other") and not (edit or deictic) and _numbered_pieces(text):
+        intent.act = "goal"  # a pasted brief that numbers its pieces ("以下是主委給的需求：1. 主視覺一張 2. …")
     kinds_named = media_kinds(text, lang)
     sounds_or_more = kinds_named & {"audio", "video", "3d"}  # kinds a task plainly makes or does not
     if intent.act in ("one_shot", "goal") and not (edit or deictic or more):
@@ -715,10 +734,15 @@ def route(request: ModelRequest) -> ModelReply:
         tied = [c for c in tied if not elsewhere(c)]
         tied = tied if len(tied) > 1 else []
 
+    modelled: set[str] = set()  # tasks the message names only as the look to follow
     if intent.act in ("one_shot", "goal") and not more:
         # "4 instagram posts …, same colours as the open day posters": new work in the look of a task it names
         source = _source_words(matchable(text), lang)
+        modelled = {c.id for c in cands if source and _named_only_as_source(c, words, source)}
         if source:
+            if intent.act == "one_shot" and any(c.kind == "persistent" and _named_only_as_source(c, words, source)
+                                                for c in cands):
+                intent.act = "goal"  # "2023年のカレンダーみたいなのを2026年版でも作りたい": made the way that task was
             best = None if best is not None and _named_only_as_source(best, words, source) else best
             tied = [c for c in tied if not _named_only_as_source(c, words, source)]
             tied = tied if len(tied) > 1 else []
@@ -741,7 +765,7 @@ def route(request: ModelRequest) -> ModelReply:
 
     # 3. A new goal: unless it repeats a task in view (A7), a persistent task.
     if intent.act == "goal":
-        dups = _duplicates(cands, text, intent=intent)
+        dups = [(c, v) for c, v in _duplicates(cands, text, intent=intent) if c.id not in modelled]
         if len(dups) == 1 or (dups and dups[0][1] - dups[1][1] >= 0.15):
             return _send(dups[0][0])
         if dups:
@@ -785,7 +809,17 @@ def route(request: ModelRequest) -> ModelReply:
         # though another task's title has "night" or its goal "Blue Note": a pronoun points at the piece just
         # made or discussed more surely than one word another task happens to share.
         just = _just_now(cands, hints)
-        if just is not None and just is not best:
+        # … not a piece of another kind than the one the message speaks of ("make the evening one a bit slower,
+        # it sounds rushed" a moment after a written brief: the evening jingle)
+        other_kind = bool(media and just is not None and just.media and not media & just.media and media & best.media)
+        if just is not None and just is not best and not other_kind:
+            return _send(just)
+    if best is not None and intent.act == "revise" and best.recency is None and not words & best.title_words \
+            and message.reference is None:  # (a position points into a series: "貼圖第三張…")
+        # "把月亮画大一点" a moment after the Mid-Autumn poster: that poster, not an old task found by search whose
+        # description happens to have a moon
+        just = _just_now(cands, hints)
+        if just is not None and just.usable:
             return _send(just)
     if best is not None:
         return _send(best)
@@ -1149,6 +1183,19 @@ def _subject_repeats(c: Candidate, intent: Any, text: str) -> float:
     return similarity(subject, c.title)
 
 
+NEXT_VALUE_CHARS, NEXT_VALUE_WORDS = 14, 6  # "次はラベンダー湯" names the next of a series by what it shows
+
+
+def _names_only_a_value(text: str, lang: str) -> bool:
+    """Is what follows "次は" / "next is" one short phrase ("次はラベンダー湯"), not the description of a new piece
+    ("次は、九州場所の応援うちわ。表に部屋の名前、裏に力士3人")?"""
+    rest = re.sub(_NEXT_VALUE.get(lang, _NEXT_VALUE["en"]), "", matchable(text), count=1).strip(" 、,:：—–-。.!！")
+    if re.search(r"[。.!?！？、,;；]", rest):
+        return False
+    cjk = lang in ("zh", "ja")
+    return len(rest) <= NEXT_VALUE_CHARS if cjk else len(rest.split()) <= NEXT_VALUE_WORDS
+
+
 TERSE_WORDS = 6  # a detail given in passing: at most this many words (a CJK clause counts as its keywords)
 
 
@@ -1193,13 +1240,22 @@ def _strong(c: Candidate, text: str) -> bool:
 _DEFINITE_HEAD = re.compile(r"\b(?:the|this|that|our|my|your)\s+((?:[\w'&-]+\s+){0,2}[\w'-]+)")
 
 
+_THE_X_ONE = re.compile(r"\b(?:the|that|this)\s+([\w'-]+)\s+ones?\b")
+
+
 def _head_named(c: Candidate, text: str) -> bool:
     """"the monogram looks great, can you export it …": the message names, with a definite article, the thing
     the task's title ends on ("P&T monogram"), a word no generic one — the pronoun after it is that thing."""
     head = keywords(c.title)[-1:] if detect_language(c.title) == "en" else []
+    said = [keywords(m.group(1)) for m in _DEFINITE_HEAD.finditer(matchable(text))]
+    # … or one of its files by its name: "the terrazzo one is too busy, tone it down" beside backdrops/terrazzo.png
+    stems = {k for f in c.files for k in keywords(FILE_EXT.sub("", f.rsplit("/", 1)[-1]).replace("_", " "))
+             if not generic(k)}
+    if any(stems & set(keywords(m.group(1))) for m in _THE_X_ONE.finditer(matchable(text))):
+        return True
     if not head or generic(head[0]):
         return False
-    return any(head[0] in keywords(m.group(1)) for m in _DEFINITE_HEAD.finditer(matchable(text)))
+    return any(head[0] in words for words in said)
 
 
 PIECE_MEDIA = frozenset({"image", "video", "audio", "3d"})
@@ -1304,6 +1360,18 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         kind_named = [c for c in close if c.kind_match]
         if len(close) > 1 and len(kind_named) == 1 and all(c.distinct <= 0 for c in close):
             return _send(kind_named[0])  # "封面第三张放柯基": the one task that makes covers, not one sharing the corgi
+        now = _now(hints)
+        same_language = [c for c in close if detect_language(c.title) == lang]
+        stale = [c for c in close if now is not None and now - c.updated_at > STALE]
+        if len(close) > 1 and len(same_language) == 1 and all(c.distinct <= 0 for c in close) \
+                and same_language[0] not in stale and len(stale) == len(close) - 1:
+            return _send(same_language[0])  # «карту сделай как старинную морскую»: the «Карта мест», not an old
+            # 水族館の案内図 that shares only the kind of piece
+        in_view = [c for c in close if c not in stale]
+        if len(close) > 1 and len(in_view) == 1 and all(c.distinct <= 0 for c in close) \
+                and all(c.recency is None for c in stale):
+            return _send(in_view[0])  # "add one like that to the set": the backdrop set worked on today, not an
+            # old bookmark set that search found by the word "set"
         now = _now(hints)
         current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
         if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
