@@ -1361,18 +1361,16 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         if len(close) > 1 and len(kind_named) == 1 and all(c.distinct <= 0 for c in close):
             return _send(kind_named[0])  # "封面第三张放柯基": the one task that makes covers, not one sharing the corgi
         now = _now(hints)
-        same_language = [c for c in close if detect_language(c.title) == lang]
-        stale = [c for c in close if now is not None and now - c.updated_at > STALE]
-        if len(close) > 1 and len(same_language) == 1 and all(c.distinct <= 0 for c in close) \
-                and same_language[0] not in stale and len(stale) == len(close) - 1:
-            return _send(same_language[0])  # «карту сделай как старинную морскую»: the «Карта мест», not an old
-            # 水族館の案内図 that shares only the kind of piece
-        in_view = [c for c in close if c not in stale]
-        if len(close) > 1 and len(in_view) == 1 and all(c.distinct <= 0 for c in close) \
-                and all(c.recency is None for c in stale):
-            return _send(in_view[0])  # "add one like that to the set": the backdrop set worked on today, not an
-            # old bookmark set that search found by the word "set"
-        now = _now(hints)
+        if len(close) > 1 and all(c.distinct <= 0 for c in close):  # tasks that share only a kind of piece
+            stale = [c for c in close if now is not None and now - c.updated_at > STALE]
+            fresh = [c for c in close if c not in stale]
+            same_language = [c for c in close if detect_language(c.title) == lang]
+            if len(same_language) == 1 and fresh == same_language:
+                return _send(same_language[0])  # «карту сделай как старинную морскую»: the «Карта мест», not an
+                # old 水族館の案内図
+            if len(fresh) == 1 and all(c.recency is None for c in stale):
+                return _send(fresh[0])  # "add one like that to the set": the backdrop set worked on today, not an
+                # old bookmark set that search found by the word "set"
         current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
         if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
             # two close candidates ("change the posters" with two poster sets), neither the one being worked
