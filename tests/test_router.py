@@ -681,3 +681,48 @@ def test_no_good_candidate_asks_instead_of_handing_the_newest_task_the_message()
     logo = {"title": "Bakery logo", "goal": "a logo for the bakery", "files": ["logo.png"], "age_h": 30}
     route_, _ = local_route("make the song louder", cat, logo)
     assert route_ == "clarify"
+
+
+async def test_search_finds_an_old_task_by_a_word_of_its_file_names_and_by_a_hiragana_name(lomo: LomoEnv) -> None:
+    """"remember the awang sign?": the task wrote signs/awang.png, its title is 招牌 — file names are searched too;
+    「ごいしくん」 in a goal is found though keywords read hiragana as grammar."""
+    import hashlib
+
+    from lomo_tui.workspace.objects import Workspace
+
+    rt = await started(lomo)
+    try:
+        sign = await make_task(rt, "招牌", "「阿旺鹹酥雞」的攤位招牌", kind="lightweight", status="done", age=60 * 86400)
+        mascot = await make_task(rt, "クラブのマスコット", "囲碁クラブのマスコット「ごいしくん」", age=70 * 86400)
+        decoy = await make_task(rt, "Awning photos", "Photos of the shop awning", age=50 * 86400)
+        async with rt.db.write() as conn:
+            for task_id, rel in ((sign, "signs/awang.png"), (decoy, "photos/awning_1.png")):
+                data = f"seed {rel}\n".encode()
+                (rt.workspace.root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (rt.workspace.root / rel).write_bytes(data)
+                seen = await rt.workspace.record(conn, rel, hashlib.sha256(data).hexdigest(), len(data),
+                                                 author="agent", task_id=task_id)
+                await Workspace.touch(conn, task_id, seen, read=True, wrote=True)
+        await seed_many(rt, 30)
+        async with rt.db.read() as conn:
+            by_file = [row.id for row in await index.by_file_names(conn, "remember the awang sign from ages ago?")]
+            entries = await index.build(conn, ["remember the awang sign from ages ago? need an english line on it"])
+            named = [row.id for row, _ in await index.search(conn, "ごいしくん、覚えてる？帽子をかぶせたバージョンがほしい")]
+        assert by_file == [sign]  # a whole word of the name: "awning_1.png" holds "awning", not "awang"
+        assert sign in [e.id for e in entries if e.retrieved]
+        assert mascot in named
+    finally:
+        await rt.close()
+
+
+async def test_search_finds_a_latin_lettered_task_by_its_name_in_katakana(lomo: LomoEnv) -> None:
+    rt = await started(lomo)
+    try:
+        poster = await make_task(rt, "Olivetti Lettera poster", "Illustrated poster of an Olivetti Lettera 32",
+                                 kind="lightweight", status="done", age=60 * 86400)
+        await seed_many(rt, 30)
+        async with rt.db.read() as conn:
+            found = [row.id for row, _ in await index.search(conn, "昔のオリベッティのポスター、覚えてますか？")]
+        assert poster in found
+    finally:
+        await rt.close()

@@ -23,6 +23,7 @@ from .matching import (
     subjects,
 )
 from .messages import LANGUAGES, message, template
+from .names import katakana_keys, latin_keys
 from .parsed import Carried, Parsed, parse
 from .phrases import PHRASES, phrase
 from .plan import ChecklistItem, film_subject, is_regenerate, make_brief, make_checklist, shot_change, shot_named
@@ -33,7 +34,7 @@ from .text import detect_language, file_name_variants, find_files, matchable, no
 __all__ = ["ACTS", "GOAL_TYPES", "MEDIA_KINDS", "PHRASES", "Carried", "ChecklistItem", "Intent", "KeywordTable", "LANGUAGES", "Reference", "answer_simple",
            "classify", "cue", "cue_table", "detect_language", "edited_media", "file_name_variants", "find_reference", "find_files", "fts_query", "is_generic",
            "film_subject", "is_regenerate", "shot_change", "shot_named",
-           "asks_to_make", "header", "kana_words", "keywords", "make_brief", "unquoted", "make_checklist", "matchable", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
+           "asks_to_make", "header", "kana_words", "katakana_keys", "latin_keys", "keywords", "make_brief", "unquoted", "make_checklist", "matchable", "media_kinds", "mentions", "message", "most_mentioned", "normalise", "other_thing", "parse", "Parsed", "phrase", "safe_eval", "scorer", "template",
            "parse_number", "series_size", "similarity", "subject_keywords", "subject_patterns", "subjects"]
 
 from .locale import locale_language  # noqa: E402 — the creator's language from LC_ALL / LC_MESSAGES / LANG

@@ -657,7 +657,8 @@ def _file_deliverable(it: Intent, create: bool) -> str:
     return stem.replace("_", " ").replace("-", " ")
 
 
-_SENTENCE_END = LazyRe(r"(?<=[.!?。！？])\s*|\n+")
+# (a dash between spaces ends a clause too: "quick one before the meeting — can you also make short videos?")
+_SENTENCE_END = LazyRe(r"(?<=[.!?。！？])\s*|\n+|\s+[—–-]+\s+")
 
 
 def _asks_ability(norm: str, lang: str) -> bool:
@@ -719,7 +720,8 @@ def _asks_about_the_world(question: str, lang: str) -> bool:
     """A yes/no question about the world ("羊驼可以喂胡萝卜吗？", "can alpacas eat carrots?"): it names no piece, asks
     Lomo nothing and changes nothing."""
     asks = re.search(r"[?？]\s*$", question) or (lang == "ja" and _JA_WONDERS.search(question)) \
-        or (lang == "zh" and _ZH_CHOICE_SAID.search(question))  # "…のかな", "…还是白砂糖啊"
+        or (lang == "zh" and _ZH_CHOICE_SAID.search(question)) \
+        or (lang == "en" and not re.search(r"[?？]", question) and _EN_YES_NO.search(question))  # "…のかな", "…还是白砂糖啊"
     return bool(asks) and not _ADDRESSED[lang].search(question) \
         and not (_mentions(question, lang) or _edits(question, lang) or _edit_lead(question, lang)
                  or _has(L.GEN, "create", lang, question) or _has(L.GEN, "degree", lang, question))
@@ -736,8 +738,8 @@ def _asks_then_tells(norm: str, lang: str) -> bool:
     if not re.search(r"\w", tail) or not (_question_lead(question, lang) or _open_question(question, lang)
                                           or _asks_about_the_world(question, lang)):
         return False
-    if re.search(r"[?？]", tail) or _has(L.GEN, "degree", lang, tail):
-        return False
+    if re.search(r"[?？]", tail) or _has(L.GEN, "degree", lang, tail) or cue("recall", lang, question):
+        return False  # (a question that recalls old work is about what the rest asks of it: "还记得…标志吗？要一个白色版本")
     if _has(L.QUESTION, "habitual", lang, question) and _FIRST_PERSON[lang].search(tail) and not (
             _mentions(tail, lang) or _edits(tail, lang) or find_count(tail, lang) is not None):
         return True  # "Что обычно подают к утке? Хочу написать в описании": what the creator will do themselves
@@ -775,6 +777,10 @@ def _greets_and_tells(norm: str, lang: str) -> bool:
 
 # "用柔光箱还是反光板效果好一点？": a choice between two ways asks for advice, whatever making verb it names
 _ZH_CHOICE = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[?？]\s*$")
+# "do closed terrariums need charcoal or is that a myth": an auxiliary, then something else than the creator, Lomo
+# or the piece at hand ("is it…", "can you…") — a yes/no question typed without its mark
+_EN_YES_NO = LazyRe(r"^\W*(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|must)\s+"
+                    r"(?!(?:you|u|i|we|it|this|that|these|those|they|there)\b)[a-z]")
 _ZH_CHOICE_SAID = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[啊呀呢吧]\s*[。.!！~～]*\s*$")  # no question mark
 
 

@@ -59,11 +59,13 @@ _RU_FLEETING = LazyRe(r"[бвгджзклмнпрстфхцчшщ][оеё][кц�
 
 
 def _grams_ru(word: str) -> list[str]:
-    """The stem of a Russian word, and for a bare form with a fleeting vowel the stem of its other forms too
-    ("открыток" also keys as "открытк", so "вторую открытку" meets "серия открыток")."""
+    """The stem of a Russian word, and for a bare form with a fleeting vowel (or a noun in -ие) the stem of its
+    other forms too ("открыток" also keys as "открытк", so "вторую открытку" meets "серия открыток")."""
     stem = _stem_ru(word)
     if stem == word and len(word) >= 5 and _RU_FLEETING.search(word):
         return [stem, word[:-2] + word[-1]]
+    if word.endswith("ие") and len(word) >= 6:
+        return [stem, word[:-1]]  # "валяние" also keys as "валяни", the stem of "о валянии", "валяния"
     return [stem]
 
 

@@ -465,6 +465,7 @@ def find_count(text: str, lang: str) -> int | None:
 
 
 _ZH_POSITION = LazyRe(r"第\s*$")
+_JA_OFF_BY = LazyRe(r"\s*(?:多|少な|足りな|余計|余分)")
 _ZH_MAKES = LazyRe(r"(?:做|画|生成|制作|设计|来|加|添|出|补)[一二两三四五六七八九十几0-9]*[张幅个款版份段首]?\s*第")
 
 
@@ -482,6 +483,8 @@ def _find_count(text: str, lang: str) -> int | None:
                     continue
                 if lg == "zh" and _ZH_POSITION.search(text, 0, m.start()) and not _ZH_MAKES.search(text):
                     continue  # "示意图第6张，膝盖别超过脚尖": a position in the series ("再做第5张" makes one more)
+                if lg == "ja" and _JA_OFF_BY.match(text, m.end()):
+                    continue  # "白石が一つ多いです": one too many in a piece, no count of pieces
                 if lg == "zh" and n == 1 and m.group().startswith("一"):
                     article = article or 1
                     continue

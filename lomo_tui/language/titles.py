@@ -25,7 +25,7 @@ from .text import NUM, is_cjk, normalise
 from .verbs import alternation
 
 WIDTH = 60  # characters a title keeps of the subject (a goal's head comes on top)
-EDGES = " ,.!?:;-—–…\"'«»“”()：，。！？、；「」『』（）"
+EDGES = " ,.!?:;-—–…\"'«»“”()：，。！？、；「」『』（）・•●▪*"
 _SEP = r"[\s,.:;!?\-—–…、，。：；！？]"
 _PAIRS = {"'": "'", '"': '"', "«": "»", "“": "”", "「": "」", "『": "』"}  # completed from the message
 _BRACKETS = {"(": ")", "（": "）", "【": "】"}  # an open one is cut off with what follows it

@@ -43,7 +43,9 @@ from ..language import (
     find_reference,
     is_generic,
     kana_words,
+    katakana_keys,
     keywords,
+    latin_keys,
     make_brief,
     media_kinds,
     edited_media,
@@ -106,11 +108,20 @@ def _numbered_pieces(text: str) -> bool:
     return sum(bool(media_kinds(item)) for item in items) >= 2
 
 
+_BULLET = re.compile(r"(?m)^[ \t]*[-–•・*●▪][ \t]*(\S.*)$")  # "- a poster", "・A1のポスター1枚"
+
+
+def _bulleted_pieces(text: str) -> bool:
+    """Two or more bulleted lines that each name something to make (a pasted brief: "- a poster\n- a 10 sec
+    clip\n- name tags")."""
+    return sum(bool(media_kinds(m.group(1))) for m in _BULLET.finditer(text)) >= 2
+
+
 def _listed_pieces(text: str, lang: str) -> bool:
     """Three or more listed items of which at least two name something to make ("logo, card, banner"), or two
     or more numbered ones ("需要：1）一张海报 2）15秒的预热短片 3）胸牌"), not one piece with its attributes ("a
     jingle, 5 seconds, ukulele, cheerful")."""
-    if _numbered_pieces(text):
+    if _numbered_pieces(text) or _bulleted_pieces(text):
         return True
     m = _LIST.search(_LAST_AND.sub(", ", text))  # "box sleeve, care card and a wax seal sticker"
     if m is None:
@@ -219,7 +230,7 @@ def _now(hints: dict[str, Any]) -> float | None:
 
 def generic(word: str) -> bool:
     """A word unrelated tasks share: a deliverable concept ("#poster") or a generic keyword ("sery", "сери")."""
-    return word in GENERIC_CONCEPTS or (not word.startswith("#") and is_generic(word))
+    return word in GENERIC_CONCEPTS or word[:1] in NAME_KEY_MARKS or (not word.startswith("#") and is_generic(word))
 
 
 _CJK_CHAR = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -247,6 +258,18 @@ _EXT_MEDIA = {"png": "image", "jpg": "image", "jpeg": "image", "webp": "video", 
               "txt": "document"}
 
 
+NAME_KEY_MARKS = ("^", "~")
+
+
+def _name_keys(text: str, mine: bool = False) -> set[str]:
+    """Names across scripts as words: a katakana name of the message ("オリベッティ") meets a task's Latin-lettered
+    one ("Olivetti") and the other way round (language.names); MINE: TEXT is the task's, else the message's. A
+    sound-alike is weaker than the word itself: such a key counts as a generic word does, except where the message
+    recalls old work by it (_named_in)."""
+    kana, latin = ("^", "~") if mine else ("~", "^")
+    return {kana + k for k in katakana_keys(text)} | {latin + k for k in latin_keys(text)}
+
+
 def _candidates(hints: dict[str, Any]) -> list[Candidate]:
     out = []
     for e in hints.get("task_index") or []:
@@ -257,11 +280,11 @@ def _candidates(hints: dict[str, Any]) -> list[Candidate]:
         stems = " ".join(FILE_EXT.sub("", f).replace("/", " ").replace("_", " ").replace("-", " ") for f in c.files)
         c.title_words, c.media = _content(f"{c.title}\n{stems}")
         c.kana = kana_words(c.title)
-        c.title_words |= c.kana
+        c.title_words |= c.kana | _name_keys(f"{c.title}\n{stems}", mine=True)
         body, body_media = _content(f"{c.goal}\n{e.get('summary') or ''}")
         body_kana = kana_words(c.goal)  # "看板猫4匹（むぎ、そら、きなこ、たま）": names the goal spells in hiragana
         c.kana |= body_kana
-        c.words = c.title_words | body | body_kana
+        c.words = c.title_words | body | body_kana | _name_keys(c.goal, mine=True)
         c.media |= body_media
         for f in c.files:
             ext = f.rsplit(".", 1)[-1].lower()
@@ -603,6 +626,7 @@ def route(request: ModelRequest) -> ModelReply:
     lang = intent.language
     cands = _candidates(hints)
     words, media = _content(text)
+    words |= _name_keys(text)
     media |= {intent.media} if intent.media else set()
     if intent.act in REFERENCE_ACTS and "document" in media_kinds(text, lang) - edited_media(text, lang):
         media.discard("document")  # "再简洁点，把文字去掉": the text on the piece, not a document
@@ -673,6 +697,11 @@ def route(request: ModelRequest) -> ModelReply:
             return _send(said[0])
     if "send_to_task" in tools and _cue(_RECALL, lang, text):
         # "помните, давно делали фирменный стиль для «Пар да Жар»?": the older work its words name
+        # … the words of the sentence that recalls it first ("ごいしくん、覚えてる？あの子に帽子を…": the mascot,
+        # not the kids' posters that share "子")
+        by_clause = _named_in(viewed, _recall_clause(text, lang))
+        if len(by_clause) == 1:
+            return _send(by_clause[0])
         recalled = _standout(viewed)
         if recalled is not None and recalled.distinct > 0 and recalled is _top(viewed):  # not when a stopped or
             # archived task outranks it ("the display promo from a few years back" when that promo is archived)
@@ -707,8 +736,10 @@ def route(request: ModelRequest) -> ModelReply:
     elif intent.act == "goal" and intent.count == 1 and _cue(_SINGLE, lang, text) and not _listed_pieces(text, lang) \
             and not _EACH.search(matchable(text)):  # ("二十四节气每个一张", "各一张", "一种一张": one of each)
         intent.act = "one_shot"  # "湯豆腐セットのチラシを1枚": one flyer (for a set meal), not a kit
-    elif intent.act in ("revise", "other") and not (edit or deictic) and _numbered_pieces(text):
-        intent.act = "goal"  # a pasted brief that numbers its pieces ("以下是主委給的需求：1. 主視覺一張 2. …")
+    elif intent.act in ("revise", "other") and not (edit or deictic) and (
+            _numbered_pieces(text) or _bulleted_pieces(text)):
+        intent.act = "goal"  # a pasted brief that numbers its pieces ("以下是主委給的需求：1. 主視覺一張 2. …") or
+        # lists them ("ok bigger thing. for our open house we need:\n- a poster\n- a 10 sec clip…")
     kinds_named = media_kinds(text, lang)
     sounds_or_more = kinds_named & {"audio", "video", "3d"}  # kinds a task plainly makes or does not
     if intent.act in ("one_shot", "goal") and not (edit or deictic or more):
@@ -830,6 +861,9 @@ def route(request: ModelRequest) -> ModelReply:
             and all(c.recency is None for c in tied):
         return _send(just)  # "make it darker, the hall is really bright" a moment after the stage banner, beside
         # old tasks found only by a word of the reason it gives
+    halted = [c for c in tied if c.status in ("paused", "stopped", "failed", "archived")]
+    if intent.act in ("continue", "resume") and len(halted) == 1:
+        return _send(halted[0])  # "紀錄短片繼續做吧": the paused documentary, not a film of the kit started today
     if tied:
         return _clarify(tied, intent, text, lang, tools)
     placed = _unplaced_position(viewed, cands, message.reference)
@@ -853,6 +887,23 @@ def route(request: ModelRequest) -> ModelReply:
     # words that name one task distinctively make this a reference to it, not a bare pronoun
     return _recent_target(cands, media, hints, intent, text, lang, tools,
                           referring=any(c.distinct > 0 for c in cands))
+
+
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+
+
+def _recall_clause(text: str, lang: str) -> str:
+    """The sentence of TEXT that recalls older work ("remember the awang sign from ages ago?"), or ""."""
+    return next((m.group() for m in _SENTENCE.finditer(text) if _cue(_RECALL, lang, m.group())), "")
+
+
+def _named_in(cands: list[Candidate], clause: str) -> list[Candidate]:
+    """The candidates CLAUSE names by a distinctive word of theirs (or a name they spell in hiragana)."""
+    if not clause:
+        return []
+    words = {w for w in _content(clause)[0] if not generic(w)} | _name_keys(clause)
+    norm = matchable(clause)
+    return [c for c in cands if words & c.words or any(k in norm for k in c.kana)]
 
 
 def _retry_target(viewed: list[Candidate], text: str, lang: str) -> Candidate | None:
@@ -1296,9 +1347,10 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
         return (series_size(c.goal, detect_language(c.goal), classify(c.goal).count) or 0) >= need
 
     def fits(c: Candidate) -> bool:
-        if c.kind_match or (_pieces(c) == 0 and not c.files and c.kind != "lightweight"):
+        if c.kind_match or (_pieces(c) == 0 and not c.files and c.kind != "lightweight"
+                            and not (reference.media and c.media and reference.media not in c.media)):
             return True  # nothing made yet: its plan is what the position points into (a one-shot makes one;
-            # a task that wrote only a text made no series)
+            # a task that wrote only a text made no series; "2枚目" counts pictures, a failed video planned none)
         return holds(c)
     # a task of the kind named that holds the series outranks one of that kind that has made too few so far
     # ("вторую афишу" beside a set of three posters and a single poster)
@@ -1306,8 +1358,10 @@ def _series_fit(cands: list[Candidate], reference: Any, intent: Any) -> list[Can
     # … nor one the message names by its own words ("听松茶馆的水墨画，第二幅…"): the index knows only the files
     # bound to a task, an old one may have made more
     top = max((c.evidence for c in cands), default=0.0)
+    # … unless the message names another kind of piece than it makes ("the third poster looks too busy, too many
+    # little paw prints" beside a paw-print sticker)
     fit = [c for c in cands if (fits(c) and (c.id in full or not (full and c.kind_match)))
-           or (c.distinct >= MIN_EVIDENCE and c.evidence >= top)]
+           or (c.distinct >= MIN_EVIDENCE and c.evidence >= top and c.kind_match is not False)]
     return fit or cands
 
 
@@ -1337,10 +1391,12 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         # … not the value it changes something to ("メニュー表のデザート、チョコケーキに変えて": no cake task)
         wanted = _without(matchable(text), _value_spans(matchable(text), lang))
         about = {w for w in _content(wanted)[0] if w.startswith("#") and not generic(w)}
-        overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
-                   and (c.distinct > 0 or (c.kind_match and c.recency is not None) or not pronoun)]
-        just = _just_now(cands, hints)
         words, value = _content(text)[0], _wanted_value(matchable(text))
+        # … nor an old task search found only by that value ("the second one needs more plants": no plant shop)
+        overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
+                   and (c.distinct > 0 or (c.kind_match and c.recency is not None) or not pronoun)
+                   and not (c.recency is None and c.distinct <= 0 and _incidental(c, words, value))]
+        just = _just_now(cands, hints)
         if overlap and just is not None and just not in overlap and all(c.distinct <= 0 for c in overlap) and (
                 _cue(_PRONOUN_OBJECT, lang, text) or all(_incidental(c, words, value) for c in overlap)):
             # "make it loop smoother" a moment after a looping gif, beside a drum loop (gong_loop.wav);
@@ -1372,7 +1428,10 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
                 return _send(fresh[0])  # "add one like that to the set": the backdrop set worked on today, not an
                 # old bookmark set that search found by the word "set"
         current = [c for c in close if now is not None and now - c.updated_at <= JUST_NOW]
-        if len(close) > 1 and not pronoun and len(current) != 1 and "clarify" in tools:
+        # … nor, when the words cannot tell them apart, one worked on before the piece at hand ("the third poster
+        # looks too busy" a moment after a sticker, the pepper poster edited before that: which poster set?)
+        before = len(current) == 1 and current[0].recency != 0 and all(c.evidence == close[0].evidence for c in close)
+        if len(close) > 1 and not pronoun and (len(current) != 1 or before) and "clarify" in tools:
             # two close candidates ("change the posters" with two poster sets), neither the one being worked
             # on: ask, rather than hand the message to the newest
             return _clarify(close, intent, text, lang, tools)

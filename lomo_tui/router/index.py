@@ -11,13 +11,14 @@ rewrites it from the row (call it wherever a task's title, goal or summary chang
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError
 
-from ..language import fts_query, keywords, subject_keywords
+from ..language import is_generic, kana_words, katakana_keys, keywords, latin_keys, subject_keywords
 from ..store import schema as s
 from ..workspace.scope import serving, tasks_here
 from .. import clock
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 RECENT = 12  # recently active tasks always in view
 RETRIEVED = 6  # older tasks found by search for the pending message(s)
 MENTIONED = 4  # tasks named by files / ids / route memory that neither list holds
+FILE_NAMED = 3  # older tasks found by a word of their files' names ("the awang sign": signs/awang.png)
+FILE_WORD_CHARS = 4  # the shortest word looked for in file names
 TITLE_CHARS = 80
 GOAL_CHARS = 160
 SUMMARY_CHARS = 160
@@ -42,9 +45,18 @@ COLUMNS = (s.tasks.c.id, s.tasks.c.kind, s.tasks.c.status, s.tasks.c.title, s.ta
            s.tasks.c.language, s.tasks.c.archived, s.tasks.c.updated_at, s.tasks.c.created_at)
 
 
+def _name_keys(text: str) -> set[str]:
+    """Names across scripts (language.names): a katakana name and its Latin spelling share a key."""
+    return katakana_keys(text) | latin_keys(text)
+
+
 def search_text(title: str, goal: str = "", summary: str = "") -> str:
-    """The keywords a task is found by: stems and CJK bigrams of its title, goal and summary."""
+    """The keywords a task is found by: stems and CJK bigrams of its title, goal and summary, and the names they
+    spell in hiragana (「ごいしくん」: `keywords` reads hiragana as grammar), and the keys its names meet names in
+    another script by ("Olivetti" and オリベッティ)."""
     words = keywords("\n".join(p for p in (title, goal, summary) if p))
+    words += sorted(w for w in kana_words(f"{title}\n{goal}") if w not in words)
+    words += sorted(w for w in _name_keys(f"{title}\n{goal}") if w not in words)
     out, size = [], 0
     for word in words:
         size += len(word) + 1
@@ -139,6 +151,8 @@ async def search(conn: AsyncConnection, query_text: str, limit: int = RETRIEVED,
     wrote in another language is found too."""
     words = keywords(query_text)[:QUERY_KEYWORDS]
     words += [w for w in subject_keywords(query_text, SUBJECT_KEYWORDS) if w not in words]
+    words += sorted(w for w in kana_words(query_text) if w not in words)  # "ごいしくん、覚えてる？"
+    words += sorted(w for w in _name_keys(query_text) if w not in words)  # "オリベッティ" finds "Olivetti"
     if not words:
         return []
     skip = set(exclude)
@@ -154,8 +168,37 @@ async def search(conn: AsyncConnection, query_text: str, limit: int = RETRIEVED,
     return out[:limit]
 
 
+def _name_words(path: str) -> set[str]:
+    """The keywords of a workspace path's folder and file names ("signs/awang_2.png" -> {"sign", "awang"})."""
+    return set(keywords(re.sub(r"\.[A-Za-z0-9]+$", "", path).replace("/", " ").replace("_", " ").replace("-", " ")))
+
+
+async def by_file_names(conn: AsyncConnection, query_text: str, limit: int = FILE_NAMED,
+                        exclude: Iterable[str] = ()) -> list[Any]:
+    """Older tasks bound to a file whose name holds a distinctive word of QUERY_TEXT, newest first: the creator
+    names old work by what its file is called ("remember the awang sign?" — the task wrote signs/awang.png, its
+    title is 招牌). Task words are searched by `search`; file names are not in a task's keywords."""
+    words = [w for w in keywords(query_text) if len(w) >= FILE_WORD_CHARS and w.isascii() and w.isalpha()
+             and not is_generic(w)][:8]
+    if not words:
+        return []
+    escaped = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in words]
+    rows = (await conn.execute(select(s.task_objects.c.task_id, s.objects.c.path).join(
+        s.objects, s.objects.c.id == s.task_objects.c.object_id).where(
+        s.objects.c.deleted.is_(False), s.task_objects.c.role == "output",
+        or_(*[s.objects.c.path.ilike(f"%{w}%", escape="\\") for w in escaped])).order_by(
+        s.task_objects.c.updated_at.desc()).limit(SEARCH_CANDIDATES))).all()
+    skip, wanted, found = set(exclude), set(words), []
+    for row in rows:
+        if row.task_id not in skip and row.task_id not in found and wanted & _name_words(row.path):
+            found.append(row.task_id)
+    tasks = await rows_by_id(conn, found)
+    return [tasks[task_id] for task_id in found if task_id in tasks][:limit]
+
+
 async def _fts(conn: AsyncConnection, words: list[str], limit: int) -> list[tuple[str, float]]:
-    query = fts_query(" ".join(words))
+    query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)  # (keywords already: not re-read, which
+    # would drop the hiragana names)
     if not query:
         return []
     # bm25 is negative (more negative = better). Normalise to (0, 1]: best hit 1.0.
@@ -222,6 +265,8 @@ async def build(conn: AsyncConnection, pending: list[str], *, mentioned: dict[st
     if query_text.strip():
         for row, score in await search(conn, query_text, RETRIEVED, exclude=entries.keys()):
             entries[row.id] = Entry.of(row, retrieved=True, score=score)
+        for row in await by_file_names(conn, query_text, exclude=entries.keys()):
+            entries[row.id] = Entry.of(row, retrieved=True)
     close = [(task_id, score) for task_id, score in similar or [] if task_id not in entries][:RETRIEVED]
     if close:  # found by meaning (summary vectors), when an embedding model is configured
         rows = await rows_by_id(conn, [task_id for task_id, _ in close])
