@@ -58,7 +58,7 @@ from lomo_tui.workspace.objects import Workspace  # noqa: E402
 # the labelled halves, in the order they were written (tests/data/routing/README.md tells their story)
 HALVES = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8",
           "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17",
-          "heldout18", "heldout19", "heldout20", "heldout21")
+          "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23")
 
 
 def load(split: str) -> list[dict[str, Any]]:

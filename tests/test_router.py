@@ -726,3 +726,23 @@ async def test_search_finds_a_latin_lettered_task_by_its_name_in_katakana(lomo: 
         assert poster in found
     finally:
         await rt.close()
+
+
+async def test_a_message_that_says_a_whole_title_and_works_on_it_routes_directly(lomo: LomoEnv) -> None:
+    rt = await started(lomo)
+    try:
+        catalog = await make_task(rt, "輪島塗 商品カタログ")
+        swim = await make_task(rt, "Видео с заплыва")
+        menu = await make_task(rt, "Pizzeria menu")
+        await make_task(rt, "Poster")  # a kind of piece, not one task's name
+        async with rt.db.read() as conn:
+            assert await hooks.direct_target(conn, "輪島塗 商品カタログ、写真をもう少し明るく") == catalog
+            assert await hooks.direct_target(conn, "Видео с заплыва — продолжай, и добавь титры") == swim
+            assert await hooks.direct_target(conn, "pizzeria menu: bigger prices") == menu
+            # a question about it, new work in its name and a file no task has are the Router's to weigh
+            assert await hooks.direct_target(conn, "what font is the pizzeria menu in?") is None
+            assert await hooks.direct_target(conn, "a new pizzeria menu for the summer") is None
+            assert await hooks.direct_target(conn, "use photo_42.jpg as the background of the pizzeria menu") is None
+            assert await hooks.direct_target(conn, "the poster: bigger title") is None
+    finally:
+        await rt.close()

@@ -1342,3 +1342,91 @@ def test_a_katakana_name_meets_its_latin_spelling() -> None:
            "kind": "lightweight", "status": "done", "recency": None, "files": ["art/lettera.png"], "age_s": 1500 * 3600}
     card = {"title": "Business card", "kind": "lightweight", "status": "done", "files": ["c/card.png"], "age_s": 30}
     assert decide("昔のオリベッティのポスター、覚えてますか？色違いがほしい", card, old) == ("send_to_task", old["title"])
+
+
+# ---- heldout21, opened (Session 17) -------------------------------------------------------------------------
+def test_edits_phrased_as_needs_and_additions_are_edits() -> None:
+    assert parse("the flyer needs our new phone number 0161 555 0199").intent().act == "revise"
+    assert parse("餐牌加多一款抹茶雞蛋仔,$28").intent().act == "revise"  # one more item on the menu, not a new piece
+    assert parse("動画の最後にロゴ入れて").intent().act == "revise"  # に … 入れて without を
+    assert parse("i need a flyer for our new phone line").intent().act != "revise"  # a request, not an edit
+
+
+def test_a_greeting_then_a_capability_question_is_answered() -> None:
+    for text in ("hi, can you make 3D models i can actually print? like STL?",
+                 "Привет, а можешь сделать анимацию иконок?", "Привет. Можешь сделать звуки леса, пение птиц?"):
+        assert parse(text).intent().act == "help", text
+    assert parse("Привет, сделай анимацию иконок").intent().act != "help"  # an order, not a question
+
+
+def test_a_chinese_either_or_question_without_a_particle_and_taiji_is_no_degree() -> None:
+    assert parse("太极拳算内家拳还是外家拳").intent().act == "question"
+    assert parse("标题太小了").intent().act == "revise"  # 太 … 了 still says too much
+
+
+def test_a_russian_imperative_may_close_the_message() -> None:
+    assert parse("карту зон доставки доделай").intent().act == "continue"
+    assert parse("Ролик о мастерской доделай, пожалуйста").intent().act == "continue"
+    zones = {"title": "Delivery zone map", "goal": "Map of the delivery zones", "status": "stopped",
+             "files": ["maps/zones.png"], "age_s": 60 * 3600}
+    icons = {"title": "Courier app icons", "files": ["icons/pickup.png", "icons/route.png"], "age_s": 600}
+    # the stopped map, across languages (the runtime then asks whether to resume it)
+    assert decide("карту зон доставки доделай", icons, zones) == ("send_to_task", zones["title"])
+
+
+def test_recalled_old_work_among_ties_is_the_old_one() -> None:
+    icons = {"title": "Courier app icons", "files": ["icons/pickup.png", "icons/route.png"], "age_s": 600}
+    jacket = {"title": "Rider jacket design", "kind": "lightweight", "status": "done", "recency": None,
+              "files": ["merch/jacket.png"], "age_s": 2700 * 3600}
+    assert decide("куртку для курьеров, которую делали давным-давно, перекрась в оранжевый", icons, jacket) == \
+        ("send_to_task", jacket["title"])
+    catalogue = {"title": "Exhibition catalogue cover", "goal": "Cover for the 2022 exhibition catalogue",
+                 "kind": "lightweight", "status": "done", "recency": None, "files": ["covers/expo_2022.png"],
+                 "age_s": 1900 * 3600}
+    pendant = {"title": "金丝龙吊坠", "kind": "lightweight", "status": "done", "files": ["p/dragon.png"], "age_s": 30}
+    assert decide("把以前那个展览图录封面找出来,改成2025年的", pendant, catalogue) == \
+        ("send_to_task", catalogue["title"])
+
+
+def test_a_piece_named_only_as_the_look_to_follow_is_not_the_target() -> None:
+    ghost = {"title": "Ghost Pepper label series", "goal": "Three bottle labels for the ghost pepper line",
+             "files": ["labels/ghost_1.png", "labels/ghost_2.png", "labels/ghost_3.png"], "age_s": 4 * 3600}
+    launch = {"title": "Launch campaign for the chipotle honey sauce",
+              "goal": "4 instagram posts, a shelf talker and a 10 second clip", "age_s": 30}
+    assert decide("for the shelf talker use the same font as the ghost pepper labels", launch, ghost) == \
+        ("send_to_task", launch["title"])
+
+
+def test_cjk_names_fold_across_scripts_and_positions_are_no_names() -> None:
+    from lomo_tui.language import keywords
+
+    assert set(keywords("风吕敷的第三个花纹")) & set(keywords("風呂敷の柄シリーズ"))  # zh 风吕敷 = ja 風呂敷
+    assert "枚目" not in keywords("4枚目は麻の葉模様に")
+
+
+def test_a_russian_title_phrase_tells_two_catalogues_apart() -> None:
+    dishes = {"title": "Каталог посуды «Гжель»", "goal": "Предметные фото чайников и чашек с синей росписью для каталога",
+              "files": [f"catalog/gzhel_{n}.png" for n in range(1, 5)], "age_s": 6 * 3600}
+    souvenirs = {"title": "Каталог сувениров «Гжель»", "goal": "Фото фигурок и колокольчиков с гжельской росписью",
+                 "files": ["souvenirs/gzhel_1.png", "souvenirs/gzhel_2.png"], "age_s": 9 * 3600}
+    assert decide("вторую фотографию из каталога посуды сделай на белом фоне", dishes, souvenirs) == \
+        ("send_to_task", dishes["title"])
+    from lomo_tui.models.local_router import _pairs
+
+    said = _pairs("вторую фотографию из каталога посуды")  # the two words side by side, in any case
+    assert said & _pairs(dishes["title"]) and not said & _pairs(souvenirs["title"])
+
+
+def test_the_clause_that_recalls_names_the_work_not_the_reason_after_it() -> None:
+    oil = {"title": "換機油教學影片", "goal": "自己換機油的教學影片,兩段", "files": ["clips/oil_1.webp"], "age_s": 15 * 3600}
+    prices = {"title": "價目表", "goal": "維修與保養價目表", "kind": "lightweight", "status": "archived",
+              "recency": None, "files": ["docs/prices_2021.md"], "age_s": 3000 * 3600}
+    assert decide("之前那份價目表拿出來更新一下,機油漲價了", oil, prices) == ("send_to_task", prices["title"])
+
+
+def test_the_one_task_of_the_kind_named_beats_the_piece_just_worked_on() -> None:
+    lookbook = {"title": "冬季 Lookbook", "goal": "冬季服飾 lookbook 八頁", "age_s": 30,
+                "files": ["lookbook/page_1.png", "lookbook/page_2.png"]}
+    stickers = {"title": "貼紙包", "goal": "店家貼紙包六款", "status": "stopped", "age_s": 120 * 3600,
+                "files": ["stickers/s1.png", "stickers/s2.png"]}
+    assert decide("貼紙再加兩款，其中一款是店貓", lookbook, stickers) == ("send_to_task", stickers["title"])

@@ -181,3 +181,17 @@ def test_the_accusative_of_what_is_made_is_undone_only_where_the_data_makes_it_s
 ])
 def test_a_title_comes_from_the_sentence_that_asks_not_the_context_around_it(text: str, title: str) -> None:
     assert title_of(text) == title
+
+
+@pytest.mark.parametrize("text,title", [
+    ("Also I need one image: four hands of cards fanned out on green baize, photo style",
+     "Four hands of cards fanned out on green baize"),
+    ("Ещё нужен один рисунок: синий петух в стиле гжели, для открытки", "Синий петух в стиле гжели"),
+    ("a poster: a fox, a hare and an owl", "Poster"),  # a list of things after the kind stays a list
+    ("Title: Harbour Lights winter market\n- 3 posters\n- a 10 second clip", "Harbour Lights winter market"),
+    ("Нужна серия для соцсетей, бриф такой:\n1) 6 постов про виды печей (русская, голландка, шведка)\n"
+     "2) в каждом — фото и короткий текст", "Серия постов про виды печей"),
+])
+def test_a_kind_before_a_colon_gives_way_to_its_description_and_a_brief_states_its_title(text: str, title: str
+                                                                                          ) -> None:
+    assert title_of(text) == title

@@ -90,6 +90,8 @@ _CLAUSE_SPLIT = {  # a sentence ends a clause: "hi! we're opening a bike shop. c
     "ja": r"(?:それから|その後|そして|次に|。|[!?！？]|、それに)",
 }
 _VERB_FIRST = frozenset({"en", "ru", "zh"})  # a request's verb comes before what it makes ("I need a poster")
+_IMPERATIVE_LAST = frozenset({"ru"})  # free word order: a control verb may close the message
+_CLOSES = LazyRe(r"[\s,.!…]*(?:(?:пожалуйста|плиз|пж)[\s.!…)]*)?")  # … before only a "please"
 _NEW_THING = {  # a creation verb introducing something new: "make a…", "画一只…"
     "en": LazyRe(r"\b(?:" + alternation() + r"|give)(?: me| us)? (?:an?|some|one|two|three|four|five|\d+)\b"
                  r"|\b(?:also|and|plus)\s+(?:i\s+|we\s+)?(?:need|want)\s+(?:an?|another|some)\b"
@@ -219,8 +221,8 @@ def edited_media(text: str, lang: str) -> set[str]:
 
 
 def _clauses(norm: str, lang: str) -> list[tuple[int, int]]:
-    spans, pos = [], 0
-    for m in re.finditer(_CLAUSE_SPLIT[lang], norm):
+    spans, pos = [], 0  # a numbered line ends a clause too (a pasted brief: "…бриф такой:\n1) 6 постов…\n2) …")
+    for m in re.finditer(_CLAUSE_SPLIT[lang] + r"|\s*\n\s*\d{1,2}[.)、]\s*", norm):
         if m.start() > pos:
             spans.append((pos, m.start()))
         pos = m.end()
@@ -389,6 +391,12 @@ def _control(norm: str, lang: str) -> tuple[str, re.Match[str]] | None:
         m = rx.match(norm, offset) if rx else None
         if m and not (act == "continue" and _asks_for_more(m.group(), norm[m.end():], lang)):
             return act, m  # "next, draw a fox in the snow" is a new piece, not "continue"
+    if lang in _IMPERATIVE_LAST:  # Russian may put the imperative last: «карту зон доставки доделай»
+        for act in _CONTROL_ORDER:
+            rx = compile_entries(entries_for(L.CONTROL, act, lang))
+            m = next((m for m in rx.finditer(norm) if _CLOSES.fullmatch(norm, m.end())), None) if rx else None
+            if m and m.start() and norm[m.start() - 1] == " " and not _has(L.GEN, "create_only", lang, norm):
+                return act, m
     return None
 
 
@@ -781,7 +789,8 @@ _ZH_CHOICE = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[?
 # or the piece at hand ("is it…", "can you…") — a yes/no question typed without its mark
 _EN_YES_NO = LazyRe(r"^\W*(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|must)\s+"
                     r"(?!(?:you|u|i|we|it|this|that|these|those|they|there)\b)[a-z]")
-_ZH_CHOICE_SAID = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[啊呀呢吧]\s*[。.!！~～]*\s*$")  # no question mark
+# no question mark: "…还是白砂糖啊", "太极拳算内家拳还是外家拳"
+_ZH_CHOICE_SAID = LazyRe(r"[^，,。.！!？?]{1,16}还是[^，,。.！!？?]{1,16}[啊呀呢吧]?\s*[。.!！~～]*\s*$")
 
 
 def _classify_act(it: Intent, norm: str, lang: str, mentions: list[_Mention], create: bool,

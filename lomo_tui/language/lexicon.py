@@ -42,7 +42,7 @@ CONTROL: Table = {
         "en": ("continue", "go on", "keep going", "carry on", "proceed", "go ahead", "next"),
         "zh": ("继续", "接着来", "下一步"),
         "ja": ("続けて", "続き", "進めて", "次へ"),
-        "ru": ("продолж*", "дальше", "далее"),
+        "ru": ("продолж*", "дальше", "далее", "доделай*", "закончи", "закончите"),
     },
     "forget": {
         "en": ("forget",),
@@ -119,6 +119,9 @@ _KINDS_JA = ("(?:動画|ビデオ|アニメーション|アニメ|音楽|音声|
 _KINDS_RU = ("(?:видео|ролик\\w*|музык\\w*|картин\\w*|изображени\\w*|3[dд][- ]?модел\\w*|модел\\w*|анимаци\\w*"
              "|гифк\\w*|постер\\w*|звук\\w*|логотип\\w*|фильм\\w*)")
 
+# "太亮了": too much of something — not the 太 of 太极, 太阳, 太空
+_ZH_TOO = "re:太(?!极|阳|空|太|平|湖|原|子|后|古|白|仓|岁|鼓)"
+
 # English comparatives an edit asks for ("warmer", "glowier", "thicker")
 _COMPARATIVE_EN = ("(?:blu|warm|dark|bright|redd|soft|cool|bigg|small|light|bold|simpl|clean|sharp|calm|crisp|happi|"
                    "sadd|cut|tall|short|wid|long|quiet|loud|fast|slow|green|pink|moodi|punchi|brav|dreami|nois|grain|"
@@ -162,6 +165,9 @@ ACTS: Table = {
                "|(?:are you|is (?:it|this|this app|lomo)) able to)"
                " (?:also |even |actually |still |already )?(?:do|make|create|generate|draw|render|produce|handle"
                "|animate|compose|paint|edit|work with)\\s+" + _KIND_EN + "(?:\\s+(?:and|or|&)\\s+" + _KIND_EN + ")*"
+               # "… 3D models i can actually print?": what the kind is for, said of the creator
+               "(?:\\s+(?:that|which|i|we|people)\\s+(?:can|could|would|will)\\s+(?:actually\\s+|really\\s+)?[a-z]+"
+               "(?:\\s+(?:it|them|out|at home))?)?"
                "(?:\\s+(?:too|as well|also|at all|yet|now|either|for me|for people|here|offline))*"
                # "… or is it just flat pictures?"
                "(?:,?\\s+(?:or|and) (?:is it |is that |do you |are you )?(?:only|just) (?:flat |still |static |2d )?"
@@ -170,7 +176,7 @@ ACTS: Table = {
                "(?:,\\s+(?:like|e\\.g\\.|such as|for example|say)\\b(?!\\s+(?:the|our|my|those|these|that|this)\\b)[^?]*)?"
                "\\s*[?]*"
                # "… as well? like screams, chains, that kinda stuff": an example after the question mark, still a question
-               "(?:(?<=[?])\\s*(?:like|e\\.g\\.|such as|for example|say)\\b[^?]*)?\\s*$",
+               "(?:(?<=[?])\\s*(?:like|e\\.g\\.|such as|for example|say)\\b[^?]*[?]*)?\\s*$",
                # "can you do 3d mockups of a jar too or is it just flat pictures": a kind of a thing, then the
                # alternative — still what Lomo can make, not an order
                "re:^\\W*(?:can|could|do) (?:you|u) (?:also |even )?(?:do|make|create|generate|draw|render|produce)\\s+"
@@ -193,6 +199,12 @@ ACTS: Table = {
         "ru": ("re:(?<![а-я])(?:умеешь|умеете)(?![а-я])",
                "re:(?<![а-я])(?:можешь|можете)(?:\\s+ли)?\\s+(?:ты\\s+|вы\\s+)?(?:делать|создавать|рисовать|"
                "генерировать)\\s+" + _KINDS_RU + "\\s*[?？]?\\s*$",
+               # "Привет, а можешь сделать анимацию иконок?": a greeting, then whether a kind of thing can be made
+               # (named with at most what it is of), nothing else — what Lomo does, not an order
+               "re:^\\W*(?:привет|здравствуй(?:те)?|добрый (?:день|вечер)|доброе утро|здорово)[\\s,.!]+(?:а\\s+)?"
+               "(?:ты\\s+|вы\\s+)?(?:можешь|можете|сможешь|сможете|умеешь|умеете)(?:\\s+ли)?\\s+(?:ты\\s+|вы\\s+)?"
+               "(?:сделать|делать|создать|создавать|нарисовать|рисовать|сгенерировать|генерировать)\\s+" + _KINDS_RU
+               + "(?:[\\s,]+[а-я-]+){0,3}\\s*[?？]\\s*$",
                # "А со звуком вы работаете или только картинки делаете?"
                "re:(?<![а-я])(?:со?\\s+" + _KINDS_RU + "\\s+(?:вы|ты)\\s+работа\\w*|(?:вы|ты)\\s+работа\\w*\\s+со?\\s+"
                + _KINDS_RU + ")(?:\\s+или\\s+только\\s+" + _KINDS_RU + "(?:\\s+\\w+)?)?\\s*[?？]\\s*$",
@@ -485,7 +497,8 @@ GEN: Table = {
                "(?:\\s+(?:up|down|out|back|in))?\\s+(?:the|my|our|that|this|those|these|its|their|both|all)\\b",
                # what an existing piece lacks: "the drop teaser needs the date at the end", "the cover could use more red"
                "re:^\\W*(?:the|this|that|my|our|these|those)\\s+(?:[\\w'.-]+\\s+){0,3}(?:needs?|should (?:have|say|show|use)"
-               "|could use|has to have|must have)\\s+(?:an?|the|more|less|some|its|bigger|smaller|to)\\b",
+               "|could use|has to have|must have)\\s+(?:(?:an?|the|more|less|some|its|bigger|smaller|to|our|my|your|"
+               "their|new|another)\\b|\\d)",
                # asked of an existing piece: "can the rental flyer get a QR code?", "can they be die-cut round?"
                "re:\\b(?:can|could|would)\\s+(?:the|this|that|these|those|my|our|it|they|them)\\b(?:\\s+[\\w'-]+){0,5}?"
                "\\s+(?:get|be|have|use|go|look|become|feel|show|say)\\b",
@@ -503,11 +516,15 @@ GEN: Table = {
                # room left on existing work: "宣传视频结尾留出报名二维码的位置"
                "留出", "空出", "预留", "留个位置", "留点空间",
                "re:给(?![我你他她它们])[^，。,；;]{1,12}?(?:加上|加个|添加|加一)",
+               # one more entry on a piece that exists: "餐牌加多一款抹茶雞蛋仔", "菜单再加一道菜"
+               "re:^[^，。,；;\\s]{1,10}?(?:加多|多加|再加|新增|添加|加)(?:一|两|几)(?:款|项|行|道|样|种)",
                # what a part of the piece must say: "日期寫9/17", "标题写成「中秋快乐」"
                "re:^\\W*(?:日期|时间|标题|副标题|文字|字|价格|地址|电话|店名|名字)(?:要|就|改|请)?写(?:成|上|为|着)?\\s*[^\\s，。,]"),
         "ja": ("re:(?<=[^\\s、。]く)(?=して|する|しよう|でき|出来)", "縮めて", "伸ばして", "早めて", "速めて", "カットして",
                "トリミング", "を入れて", "を追加", "追加して", "を加えて", "を載せて", "を外して", "を上げて", "を下げて",
-               "を付けて", "をつけて", "を足して", "増やして", "減らして", "re:を[^、。\\s]{0,4}[0-9０-９一二三四五六七八九十]+秒[^、。\\s]{0,2}出して", "を消して",
+               "を付けて", "をつけて", "を足して", "増やして", "減らして",
+               # "動画の最後にロゴ入れて": something put into a piece that exists, particle dropped
+               "re:に[^、。\\s]{1,10}?(?:入れて|載せて|付けて|足して)", "re:を[^、。\\s]{0,4}[0-9０-９一二三四五六七八九十]+秒[^、。\\s]{0,2}出して", "を消して",
                "re:もう[0-9一二三四五六七八九十]",
                # "バナーに「送料無料」って入れて": quoted words put onto a piece
                "re:[」』\"”]\\s*(?:って|と)\\s*(?:入れ|書い|載せ|足し|追加し)て",
@@ -533,7 +550,7 @@ GEN: Table = {
                "put", "insert", "include", "place", "bump up", "bump it", "boost", "crank up", "tone down",
                "dial up", "dial down", "turn up", "turn down",
                "re:\\b" + _COMPARATIVE_EN + "\\b"),
-        "zh": ("更", "一点", "一些", "调", "加上", "加个", "太", "不要", "换"),
+        "zh": ("更", "一点", "一些", "调", "加上", "加个", _ZH_TOO, "不要", "换"),
         "ja": ("少し", "消して", "足して", "加えて", "すぎ", "より"),
         "ru": ("еще", "убери*", "добавь*", "побольше", "поменьше", "более", "менее", "слишком",
                "теплее", "холоднее", "синее", "темнее", "светлее", "ярче", "краснее", "зеленее",
@@ -549,7 +566,7 @@ GEN: Table = {
     },
     "degree": {
         "en": (),
-        "zh": ("更", "一点", "太", "点儿"),
+        "zh": ("更", "一点", _ZH_TOO, "点儿"),
         "ja": ("少し", "すぎ", "やや", "ちょっと"),
         "ru": ("чуть", "слегка", "побольше", "поменьше", "более", "менее", "слишком",
                "теплее", "холоднее", "синее", "темнее", "светлее", "ярче", "краснее", "зеленее", "мягче",
@@ -727,7 +744,8 @@ MEDIA: Table = {
                "логотип*", "нарису*", "обложк*", "иконк*", "аватар*", "афиш*", "баннер*", "открытк*",
                "арт", "фотк*", "стикер*", "наклейк*", "визитк*", "листовк*", "флаер*", "эмблем*",
                "этикетк*", "пригласительн*", "брошюр*", "буклет*", "бейдж*",
-               "re:(?<![а-я])карт(?:а|у|е|ы|ой|ам|ах)(?![а-я])"),  # a map (not «картинка», already above)
+               "re:(?<![а-я])карт(?:а|у|е|ы|ой|ам|ах)(?![а-я])",  # a map (not «картинка», already above)
+               "re:(?<![а-я])пост(?:ы|ов|ам|ами|ах)(?![а-я])"),  # posts for a feed (not «пост», a fast)
     },
     "video": {
         "en": ("video", "clip", "animation", "animate", "movie", "film", "gif", "footage", "trailer",
@@ -1075,6 +1093,18 @@ SUBJECTS: Table = {
     "tiger": {"en": ("tiger",), "zh": ("老虎",), "ja": ("トラ", "虎"), "ru": ("тигр*",)},
     "owl": {"en": ("owl",), "zh": ("猫头鹰",), "ja": ("フクロウ", "ふくろう"),
             "ru": ("сов", "сова", "сову", "совы", "совой", "совен*")},
+    "exhibition": {"en": ("exhibition", "expo"), "zh": ("展览", "展会", "展示会"),
+                   "ja": ("展示会", "展覧会"), "ru": ("выставк*", "выставочн*")},
+    "catalogue": {"en": ("catalog", "catalogue", "catalogs", "catalogues"), "zh": ("图录", "产品目录", "商品目录"),
+                  "ja": ("カタログ",), "ru": ("каталог*",)},
+    "jacket": {"en": ("jacket", "jackets"), "zh": ("夹克", "外套"), "ja": ("ジャケット",), "ru": ("куртк*", "курточ*")},
+    "phone_case": {"en": ("phone case", "phone cases"), "zh": ("手机壳", "手機殼"), "ja": ("スマホケース", "携帯ケース"),
+                   "ru": ("чехол", "чехла", "чехлы", "чехлов", "чехлом", "чехлам*")},
+    "marble": {"en": ("marble",), "zh": ("大理石",), "ja": ("大理石", "マーブル"), "ru": ("мрамор*",)},
+    "delivery": {"en": ("delivery", "deliveries"), "zh": ("配送", "外卖", "送货", "外送"), "ja": ("配達", "デリバリー", "宅配"),
+                 "ru": ("доставк*", "доставочн*")},
+    "courier": {"en": ("courier", "couriers"), "zh": ("快递员", "骑手", "配送员"), "ja": ("配達員", "クーリエ"),
+                "ru": ("курьер*",)},
 }
 
 # --- subject extraction: what to cut away around the creator's noun phrase ------------------

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from .intent import find_styles
 from .lexicon import CJK_STOPCHARS, GENERIC_WORDS, LANGS, MEDIA, STOPWORDS, SUBJECTS
-from .text import LazyRe, compile_entries, detect_language, find, normalise
+from .text import LazyRe, compile_entries, detect_language, find, normalise, simplified
 
 _TOKEN = LazyRe(r"[a-z0-9']+|[а-я0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 _CJK_SPLIT = LazyRe("[\u3040-\u309f" + "".join(sorted(CJK_STOPCHARS)) + "]+")
@@ -90,11 +90,18 @@ def kana_words(title: str) -> set[str]:
     return out
 
 
-def _cjk_grams(run: str) -> list[str]:
+# a position's counter ("2枚目", "3本目", "第二个"'s "个目"): where a piece stands in a series, never what it is about
+_POSITION_GRAMS = frozenset({"枚目", "本目", "番目", "个目", "件目", "话目", "回目", "类目", "张目", "曲目"})
+
+
+@lru_cache(maxsize=4096)
+def _cjk_grams(run: str) -> tuple[str, ...]:
+    """Character pairs of a CJK run, folded to simplified script first: "風呂敷" (Japanese) and "风吕敷"
+    (Chinese) are one word to the matcher, which reads both sides of every comparison the same way."""
     grams: list[str] = []
-    for piece in _CJK_SPLIT.split(run):
+    for piece in _CJK_SPLIT.split(simplified(run)):
         grams += [piece] if len(piece) == 1 else [piece[i:i + 2] for i in range(len(piece) - 1)]
-    return grams
+    return tuple(g for g in grams if g not in _POSITION_GRAMS)
 
 
 def keywords(text: str) -> list[str]:
@@ -104,7 +111,7 @@ def keywords(text: str) -> list[str]:
     for m in _TOKEN.finditer(normalise(text)):
         token = m.group()
         if token[0] >= "\u3040":
-            grams = _cjk_grams(token)
+            grams = list(_cjk_grams(token))
         elif token.isdigit() or token in STOPWORDS["en"] or token in STOPWORDS["ru"]:
             grams = []
         elif re.match("[а-я]", token):

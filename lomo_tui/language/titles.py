@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .cases import object_nominative
+from .matching import is_generic, keywords
 from .phrases import phrase
 from .plan import film_subject
 from .text import NUM, is_cjk, normalise
@@ -123,14 +124,18 @@ def tidy(title: str, text: str, lang: str) -> str:
 
 def _before_list(title: str, text: str, table: _Table) -> str:
     """"Brand kit for Lowlight: logo" → "Brand kit for Lowlight" where the message lists things after its
-    colon; otherwise the part after the colon loses its own leads ("Image: a mug" → "Image: mug")."""
+    colon (but "one image: four hands of cards, photo style" is the hands: the head only names a kind);
+    otherwise the part after the colon loses its own leads ("Image: a mug" → "Image: mug")."""
     colon = re.search(r"\s*[:：]\s*", title)
     said = re.search(r"[:：]", text)
     if colon is None or colon.start() == 0:
         return title
     head, rest = title[:colon.start()], title[colon.end():]
     if said is not None and table.lists is not None and table.lists.search(text[said.end():]):
-        return head
+        kind_only = all(is_generic(w) for w in keywords(head))  # "one image: four hands of cards…, photo style"
+        described = len(re.split(r"[,，、;；]", rest)[0].split()) >= 3  # a description, not "a fox, a hare…"
+        return rest.strip(EDGES) if kind_only and described and any(
+            not is_generic(w) for w in keywords(rest)) else head
     if table.leads is not None:
         rest = table.leads.sub("", rest, count=1)
     return f"{head}{title[colon.start():colon.end()]}{rest}" if rest.strip(EDGES) else head
@@ -256,10 +261,31 @@ def _first_sentence(text: str) -> str:
     return re.split(r"[.!?。！？\n]", text.strip(), maxsplit=1)[0]
 
 
+@cache
+def _stated_line() -> re.Pattern[str]:
+    labels = "|".join(sorted(map(re.escape, _data().get("stated", [])), key=len, reverse=True))
+    return re.compile(rf"^[ \t]*(?:[-*・•]\s*)?(?:{labels})[ \t]*[:：][ \t]*(.+?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
+def stated_title(text: str) -> str:
+    """The title a pasted brief gives on a line of its own ("タイトル:『かっぱの傘』" -> "かっぱの傘"), or ""."""
+    m = _stated_line().search(text) if "\n" in text.strip() else None
+    if m is None:
+        return ""
+    title = m.group(1).strip()
+    for opening, closing in _PAIRS.items():
+        if title.startswith(opening) and title.endswith(closing) and len(title) > 2:
+            title = title[1:-1].strip()
+    return clip(title) if title else ""
+
+
 def task_title(intent: Any, text: str, lang: str, persistent: bool) -> str:
     """The title of the task INTENT (read from TEXT, in LANG) starts: a one-shot keeps the thing being made
     ("Short clip about coffee"); a goal's head names it once, where it fits ("Poster series for a jazz night",
-    "Sticker series for our climbing gym")."""
+    "Sticker series for our climbing gym"). A pasted brief that states its title gets that title."""
+    stated = stated_title(text)
+    if stated:
+        return stated
     table = _table(lang)
     first_line = text.strip().splitlines()[0] if text.strip() else ""
     words = ((intent.title if not persistent else "") or intent.subject or "").strip()

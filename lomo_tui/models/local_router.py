@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -468,23 +469,35 @@ def _all_of(text: str, lang: str) -> int | None:
 
 
 _LATIN_WORDS = re.compile(r"[a-z][a-z'-]+")
+_CYRILLIC_RUN = re.compile(r"[а-яё]+(?:[^\w]+[а-яё]+)*")
 PHRASE_WEIGHT = 0.5  # "that old business card" beside the one title that says "business card" word for word
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:
-    words = _LATIN_WORDS.findall(matchable(text))
-    return set(zip(words, words[1:]))
+    """Adjacent words of TEXT: Latin words as written, Russian ones as their stems (any case: «из каталога
+    посуды» says «Каталог посуды»)."""
+    norm = matchable(text)
+    words = _LATIN_WORDS.findall(norm)
+    out = set(zip(words, words[1:]))
+    for run in _CYRILLIC_RUN.findall(norm):
+        stems = keywords(run)
+        out |= set(zip(stems, stems[1:]))
+    return out
 
 
 def _score_kind_phrase(cands: list[Candidate], text: str) -> None:
-    """Two generic words that only one task's title says side by side ("business card", "gift voucher") name that
-    task more surely than either word alone, which many titles share."""
-    said = {p for p in _pairs(text) if generic(p[0]) or generic(p[1])}
+    """Two words that only one task's title says side by side ("business card", "gift voucher", «каталог посуды»
+    beside «Каталог сувениров») name that task more surely than either word alone, which several titles share:
+    a generic word, or (in Russian) one more than one title in view has."""
+    titled = [_pairs(c.title) for c in cands]
+    shared = {w for w, n in Counter(w for c in cands for w in set(keywords(c.title))).items() if n > 1}
+    said = {p for p in _pairs(text) if generic(p[0]) or generic(p[1])
+            or (p[0][0] >= "\u0400" and (p[0] in shared or p[1] in shared))}  # (in English that wins too much)
     if not said:
         return
     owners: dict[tuple[str, str], list[Candidate]] = {}
-    for c in cands:
-        for p in said & _pairs(c.title):
+    for c, pairs in zip(cands, titled):
+        for p in said & pairs:
             owners.setdefault(p, []).append(c)
     for holders in owners.values():
         if len(holders) == 1:
@@ -700,12 +713,19 @@ def route(request: ModelRequest) -> ModelReply:
         # … the words of the sentence that recalls it first ("ごいしくん、覚えてる？あの子に帽子を…": the mascot,
         # not the kids' posters that share "子")
         by_clause = _named_in(viewed, _recall_clause(text, lang))
+        if len(by_clause) != 1:  # … or of the clause that recalls it ("之前那份價目表拿出來更新一下,機油漲價了")
+            by_clause = _named_in(viewed, _recall_clause(text, lang, _CLAUSE)) or by_clause
         if len(by_clause) == 1:
             return _send(by_clause[0])
         recalled = _standout(viewed)
         if recalled is not None and recalled.distinct > 0 and recalled is _top(viewed):  # not when a stopped or
             # archived task outranks it ("the display promo from a few years back" when that promo is archived)
             return _send(recalled)
+        ranked = [c for c in _by_evidence(viewed) if c.usable and c.distinct > 0]
+        tied = [c for c in ranked if ranked[0].evidence - c.evidence < TIE]
+        old = [c for c in tied if c.recency is None]
+        if len(old) == 1 < len(tied):  # «куртку для курьеров, которую делали давным-давно»: the old jacket,
+            return _send(old[0])  # not today's courier icons that share a word with it
         of_kind = [c for c in viewed if c.kind_match]
         if len(of_kind) == 1 and of_kind[0].evidence >= max(c.evidence for c in viewed):
             return _send(of_kind[0])  # «старый логотип помнишь?»: the one logo there is, named by its kind alone
@@ -771,12 +791,21 @@ def route(request: ModelRequest) -> ModelReply:
         source = _source_words(matchable(text), lang)
         modelled = {c.id for c in cands if source and _named_only_as_source(c, words, source)}
         if source:
-            if intent.act == "one_shot" and any(c.kind == "persistent" and _named_only_as_source(c, words, source)
-                                                for c in cands):
+            if intent.act == "one_shot" and not _cue(_SINGLE, lang, text) and any(
+                    c.kind == "persistent" and _named_only_as_source(c, words, source) for c in cands):
                 intent.act = "goal"  # "2023年のカレンダーみたいなのを2026年版でも作りたい": made the way that task was
             best = None if best is not None and _named_only_as_source(best, words, source) else best
             tied = [c for c in tied if not _named_only_as_source(c, words, source)]
             tied = tied if len(tied) > 1 else []
+
+    elif best is not None and not more:
+        # "for the shelf talker use the same font as the ghost pepper labels": a change to one piece in the look
+        # of another — the task named outside the look is the one the change is for
+        source = _source_words(matchable(text), lang)
+        if source and _named_only_as_source(best, words, source):
+            others = [c for c in cands if c is not best and c.distinct > 0 and not _named_only_as_source(c, words, source)]
+            if len(others) == 1:
+                best, tied = others[0], []
 
     standout = _standout(cands) if intent.act in ("one_shot", "goal") and (
         series_next or _cue(_INTO_SERIES, lang, text)) else None
@@ -892,9 +921,12 @@ def route(request: ModelRequest) -> ModelReply:
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 
 
-def _recall_clause(text: str, lang: str) -> str:
-    """The sentence of TEXT that recalls older work ("remember the awang sign from ages ago?"), or ""."""
-    return next((m.group() for m in _SENTENCE.finditer(text) if _cue(_RECALL, lang, m.group())), "")
+_CLAUSE = re.compile(r"[^,，、;；.。!！?？\n]+[,，、;；.。!！?？]*")
+
+
+def _recall_clause(text: str, lang: str, unit: re.Pattern[str] | None = None) -> str:
+    """The sentence (or UNIT) of TEXT that recalls older work ("remember the awang sign from ages ago?"), or ""."""
+    return next((m.group() for m in (unit or _SENTENCE).finditer(text) if _cue(_RECALL, lang, m.group())), "")
 
 
 def _named_in(cands: list[Candidate], clause: str) -> list[Candidate]:
@@ -1395,7 +1427,10 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         # … nor an old task search found only by that value ("the second one needs more plants": no plant shop)
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
                    and (c.distinct > 0 or (c.kind_match and c.recency is not None) or not pronoun)
-                   and not (c.recency is None and c.distinct <= 0 and _incidental(c, words, value))]
+                   and not (c.recency is None and c.distinct <= 0 and _incidental(c, words, value))
+                   and not (c.recency is None and c.distinct <= 0 and not (c.file_match or c.memory or c.kind_match))]
+        # … nor an old task search found by generic words alone, not even its kind ("透明壳那张产品图": no old
+        # 产品说明书插图; "ロゴ、前のやつ復活させて" is the old logo)
         just = _just_now(cands, hints)
         if overlap and just is not None and just not in overlap and all(c.distinct <= 0 for c in overlap) and (
                 _cue(_PRONOUN_OBJECT, lang, text) or all(_incidental(c, words, value) for c in overlap)):
@@ -1436,6 +1471,10 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
             # on: ask, rather than hand the message to the newest
             return _clarify(close, intent, text, lang, tools)
         recent = [c for c in recent if c in overlap] or recent
+        of_kind = [c for c in recent if c.kind_match]
+        if not overlap and not pronoun and len(of_kind) == 1 and (intent.count or _cue(_MORE, lang, text)):
+            return _send(of_kind[0])  # "貼紙再加兩款，其中一款是店貓": more pieces for the one sticker pack in view,
+            # whatever they show — not the lookbook worked on a moment ago (but "茶叶包装" is no pet food packaging)
     if media:
         matching = [c for c in recent if c.media & media]
         if not matching and referring and not overlap and not pronoun:

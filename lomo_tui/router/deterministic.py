@@ -4,6 +4,8 @@ A message goes straight to a task when it
 - names the task's id ("task-3f9a1c2b: make it bluer"), or
 - names a workspace object (as the creator would type it: "poster_1.png", "posters/jazz_1.png") that
   exactly one task is bound to, or
+- says one recently active task's whole title, word for word, in a message that works on it (not a question,
+  not a request for new work: "輪島塗 商品カタログ、表紙も作って", "Видео с заплыва — продолжай"), or
 - is a near-repeat of a message whose target the creator chose on a clarify card (route memory).
 
 A target that is archived, stopped or failed is never chosen silently: the message then goes to the
@@ -16,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select
 
-from ..language import Parsed, file_name_variants, find_files
+from ..language import Parsed, cue, file_name_variants, find_files, is_generic, keywords, matchable, parse
 from ..store import schema as s
-from ..workspace.scope import belongs_here
+from ..workspace.scope import belongs_here, tasks_here
 from . import memory
 
 if TYPE_CHECKING:
@@ -28,6 +30,9 @@ TASK_ID = re.compile(r"\btask-(?:[0-9a-hjkmnp-tv-z]{26}|[0-9a-f]{8})\b")  # new 
 UNUSABLE_STATUS = ("stopped",)  # a failed task takes a message: "try again" is what it is for
 MAX_MENTIONS = 8
 MAX_READINGS = 8  # readings of one name looked up (a CJK name may carry the words typed before it)
+TITLE_SCAN = 200  # the most recently active tasks whose whole title a message may name
+TITLE_MIN_CHARS = 6  # shorter titles ("Logo", "海报") name a kind of piece, not one task
+TITLED_ACTS = ("revise", "other", "continue", "resume", "one_shot")  # work on a piece, not questions or new goals
 
 
 def usable(row: Any) -> bool:
@@ -141,6 +146,42 @@ async def task_row(conn: AsyncConnection, task_id: str) -> Any:
                                       s.tasks.c.workspace_id).where(s.tasks.c.id == task_id))).first()
 
 
+def _says_title(norm: str, title: str) -> bool:
+    """Does NORM (a message, as the matchers read it) say TITLE whole, as words of its own?"""
+    said = matchable(title).strip()
+    words = keywords(said)
+    if len(said) < TITLE_MIN_CHARS or len(words) < 2 or all(is_generic(w) for w in words):
+        return False
+    start = r"(?<!\w)" if _spaced(said[0]) else ""
+    end = r"(?!\w)" if _spaced(said[-1]) else ""
+    return re.search(start + re.escape(said) + end, norm) is not None
+
+
+def _spaced(ch: str) -> bool:
+    """Is CH a letter or digit of a script that puts spaces between words (a title's end is a word's end)?"""
+    return ch.isalnum() and ch < "\u2e80"
+
+
+async def titled_task(conn: AsyncConnection, message: str | Parsed) -> Any:
+    """The one recently active task whose whole title MESSAGE says, when the message works on it (A4), else
+    None: a question about it is the main thread's to answer, new work in its name ("a new …", "same as …")
+    and a file no task is bound to ("use photo_42.jpg as the background of the pizzeria menu") the Router's
+    to weigh."""
+    parsed = message if isinstance(message, Parsed) else parse(message)
+    reading = parsed.intent()
+    lang = reading.language
+    if parsed.files or reading.act not in TITLED_ACTS or reading.interrogative or any(
+            cue(name, lang, parsed.text) for name in ("fresh", "new_word", "style_source")):
+        return None
+    norm = matchable(parsed.text)
+    rows = (await conn.execute(select(s.tasks.c.id, s.tasks.c.title, s.tasks.c.kind, s.tasks.c.status,
+                                      s.tasks.c.archived, s.tasks.c.workspace_id).where(
+        s.tasks.c.kind != "main", s.tasks.c.archived.is_(False), tasks_here()).order_by(
+        s.tasks.c.updated_at.desc()).limit(TITLE_SCAN))).all()
+    hits = [r for r in rows if r.title and _says_title(norm, r.title)]
+    return hits[0] if len(hits) == 1 else None
+
+
 async def target(conn: AsyncConnection, message: str | Parsed) -> str | None:
     """The one task MESSAGE unambiguously belongs to, or None (then the Router decides)."""
     text = _text(message)
@@ -154,6 +195,9 @@ async def target(conn: AsyncConnection, message: str | Parsed) -> str | None:
             row = next(iter(tasks.values()))
             return row.task_id if here(row) else None
         return None
+    titled = await titled_task(conn, message)
+    if titled is not None:
+        return titled.id if here(titled) else None
     recalled = await memory.recall(conn, text, memory.STRONG)
     if recalled:
         row = await task_row(conn, recalled[0][0])

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lomo.router")
 
-MANUAL = "2"  # 2: hiragana names, nouns in -ие keyed twice
+MANUAL = "3"  # 2: hiragana names, nouns in -ие keyed twice; 3: CJK folded to simplified, position counters out
 KEY = "search_text_scheme"
 BATCH = 200  # tasks per write transaction: short transactions, so turns never wait long for the lock
 PROBE = (
