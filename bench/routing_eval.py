@@ -243,15 +243,21 @@ async def run_conversation(conv: dict[str, Any], model: str, root: Path,
                 # (a stopped target, a repeated goal); an ambiguous message is for no one task
                 gold = {created.get(int(k[1:])) if k.startswith("@") else state.ids.get(k)
                         for e in turn["accept"] if e["route"] == "followup" and (k := e.get("task") or "")}
-                if turn.get("choose") and any(e["route"] == "clarify" and e.get("reason") in ("unavailable", "duplicate")
-                                              for e in turn["accept"]):
-                    gold.add(state.ids.get(turn["choose"]))
+                if chosen(turn) and any(e["route"] == "clarify" and e.get("reason") in ("unavailable", "duplicate")
+                                        for e in turn["accept"]):
+                    gold.add(state.ids.get(chosen(turn)))
                 observe(turn, result, gold - {None})
             if gate is not None:
-                await answer_gate(rt, gate, turn.get("choose"), state)
+                await answer_gate(rt, gate, chosen(turn), state)
     finally:
         await rt.close()
     return results
+
+
+def chosen(turn: dict[str, Any]) -> str | None:
+    """The option the creator picks on this turn's clarify card: the turn's `choose`, or one written on its
+    clarify outcome (`{"route": "clarify", "choose": …}`, as heldout22 and heldout23 write it)."""
+    return turn.get("choose") or next((e["choose"] for e in turn["accept"] if e.get("choose")), None)
 
 
 async def answer_gate(rt: Runtime, gate: Any, choose: str | None, state: Conversation) -> None:

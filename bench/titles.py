@@ -28,10 +28,10 @@ import routing_eval as ev  # noqa: E402
 from lomo_tui.models import ModelReply  # noqa: E402
 from lomo_tui.models.base import ModelRequest  # noqa: E402
 
-# The opened halves only: heldout5, heldout7, heldout22 and heldout23 are blind sets, never read here.
+# The opened halves only: heldout5, heldout7 and heldout23 are blind sets, never read here.
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout6", "heldout8", "heldout9", "heldout10",
           "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18",
-          "heldout19", "heldout20", "heldout21")
+          "heldout19", "heldout20", "heldout21", "heldout22")
 CREATES = ("lightweight", "persistent")
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}}
          for n in ("create_task", "send_to_task", "clarify")]

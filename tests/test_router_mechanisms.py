@@ -1430,3 +1430,77 @@ def test_the_one_task_of_the_kind_named_beats_the_piece_just_worked_on() -> None
     stickers = {"title": "貼紙包", "goal": "店家貼紙包六款", "status": "stopped", "age_s": 120 * 3600,
                 "files": ["stickers/s1.png", "stickers/s2.png"]}
     assert decide("貼紙再加兩款，其中一款是店貓", lookbook, stickers) == ("send_to_task", stickers["title"])
+
+
+# ---- heldout22, opened (Session 17) -------------------------------------------------------------------------
+def test_questions_about_lomo_and_the_world_that_name_a_making_verb_are_answered() -> None:
+    for text in ("Привет, можешь объяснить, чем отличается обычная задача от проекта у тебя?",
+                 "你好，我是画壁画的，中文日文都会用，可以混着说吗",  # who asks is no request to paint
+                 "お米のおいしい炊き方って、水加減どれくらいがいいの", "外壁に描くなら、どんな塗料が長持ちしますか"):
+        assert parse(text).intent().act in ("question", "greeting", "help"), text
+    for text in ("哈囉，請問你可以幫我做印刷品的設計稿嗎？", "はじめまして。音声の作品も作れますか？BGMとか"):
+        assert parse(text).intent().act == "help", text
+    assert parse("можешь сделать постер с котом?").intent().act not in ("question", "help")  # still an order
+    assert parse("我是开咖啡店的，帮我做个logo").intent().act == "one_shot"
+
+
+def test_a_redo_and_a_position_with_its_content_are_edits() -> None:
+    assert parse("первый пост — утренний класс у станка").intent().act == "revise"  # «класс» is no praise here
+    assert parse("класс!").intent().act == "thanks"
+    assert parse("去年母親節禮盒的DM，今年再做一次，價格漲100").intent().act == "one_shot"  # 再做一次 is again, not "then"
+
+
+def test_a_videos_sound_is_the_video_at_hand() -> None:
+    teaser = {"title": "Короткий ролик-тизер для ютуба про новую модель", "kind": "lightweight", "status": "done",
+              "files": ["clips/teaser.webp"], "age_s": 20}
+    sticker = {"title": "Наклейка на деку", "kind": "lightweight", "status": "done", "files": ["s/logo.png"],
+               "age_s": 70 * 3600}
+    assert decide("звук погромче, музыки поменьше", teaser, sticker) == ("send_to_task", teaser["title"])
+
+
+def test_the_content_of_a_position_names_no_task() -> None:
+    series = {"title": "Серия постов «Один день балерины» для VK", "goal": "серия из 4 постов", "age_s": 20}
+    enrol = {"title": "Набор в подготовительный класс — пост", "kind": "lightweight", "status": "done",
+             "files": ["social/nabor.png"], "age_s": 30 * 3600}
+    assert decide("первый пост — утренний класс у станка", series, enrol) == ("send_to_task", series["title"])
+
+
+def test_a_one_shot_asked_again_goes_to_it_and_the_next_of_a_series_like_the_others_joins_it() -> None:
+    specimen = {"title": "Marlow Serif specimen poster", "goal": "A1 specimen poster for the Marlow Serif family",
+                "kind": "lightweight", "status": "done", "files": ["specimens/marlow-serif.png"], "age_s": 15 * 3600}
+    other = {"title": "Tallow Grotesk specimen poster", "kind": "lightweight", "status": "done",
+             "files": ["specimens/tallow.png"], "age_s": 14 * 3600}
+    assert decide("Make a specimen poster for Marlow Serif", other, specimen) == ("send_to_task", specimen["title"])
+    assert decide("make another specimen poster for Marlow Serif", other, specimen)[0] == "create_task"
+    logo = {"title": "道場ロゴ", "goal": "剣道道場のロゴ", "kind": "lightweight", "status": "done", "files": ["l/dojo.png"],
+            "age_s": 3600}
+    assert decide("道場ロゴ入りのTシャツデザインを一枚お願いします", logo)[0] == "create_task"  # a T-shirt, not the logo
+    parks = {"title": "National parks puzzle series", "goal": "Puzzle artwork series, one national park each",
+             "files": ["parks/yosemite.png", "parks/zion.png", "parks/acadia.png"], "age_s": 12 * 3600}
+    box = {"title": "Coastal lighthouse box art", "kind": "lightweight", "status": "done", "files": ["b/l.png"],
+           "age_s": 60}
+    assert decide("next park: Glacier, same style as the others", box, parks) == ("send_to_task", parks["title"])
+
+
+def test_search_and_evidence_cross_languages_by_subject_and_skip_lone_characters() -> None:
+    from lomo_tui.language import keywords
+
+    labels = {"title": "Kombucha bottle labels (4 flavours)", "files": ["labels/ginger.png"], "age_s": 7 * 3600}
+    clip = {"title": "新品上市短视频", "goal": "新口味上市的15秒短视频", "kind": "lightweight", "status": "done",
+            "files": ["video/launch.mp4"], "age_s": 30 * 3600}
+    assert decide("瓶标还差一个柠檬草口味，帮我补上", labels, clip) == ("send_to_task", labels["title"])
+    flyer = {"title": "Lantern workshop flyer", "goal": "Flyer for the paper lantern workshop", "kind": "lightweight",
+             "status": "done", "recency": None, "files": ["flyers/lantern-workshop.png"], "age_s": 3200 * 3600}
+    shogi = {"title": "将棋教室のチラシ", "kind": "lightweight", "status": "done", "files": ["f/shogi.png"], "age_s": 600}
+    assert decide("前にやったランタンのワークショップのチラシ、また使いたいので日付を7月に", shogi, flyer) == \
+        ("send_to_task", flyer["title"])
+    assert not {"好", "次", "秒"} & set(keywords("再试一次，30秒就好"))
+
+
+def test_a_piece_its_title_names_beats_one_whose_brief_mentions_it() -> None:
+    flyer = {"title": "書道体験のチラシ", "goal": "日本人観光客向けの書道体験チラシ", "kind": "lightweight", "status": "done",
+             "files": ["flyers/shodo_ja.png"], "age_s": 30 * 3600}
+    poster = {"title": "英語のポスター", "goal": "書道体験のチラシとは別に、英語のポスターも一枚ほしい。海外のお客さん向け",
+              "kind": "lightweight", "status": "done", "files": ["p/en.png"], "age_s": 3600}
+    lesson = {"title": "春联教学视频", "goal": "春节写春联的教学视频，分五集", "files": ["v/fu.mp4"], "age_s": 30}
+    assert decide("日文那张体验传单，背景再淡一点", lesson, poster, flyer) == ("send_to_task", flyer["title"])

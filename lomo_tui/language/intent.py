@@ -561,7 +561,12 @@ def _then_asks(norm: str, lang: str) -> bool:
 # Chinese often drops the question mark: a sentence that ends on an interrogative ("一公斤等于多少斤",
 # "北京到上海大概多远", "现在几点") is still a question.
 # a Japanese sentence that wonders ("どんな紙がいいんだろう", "何色がいいかな")
-_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ|(?:ます|です|ません|でした|ました)か(?:ね|ねえ|な)?)[。.!！…〜~]*\s*$")
+_JA_WONDERS = LazyRe(r"(?:だろう|だろうか|でしょうか|かな|かなあ|かなぁ|(?:ます|です|ません|でした|ました)か(?:ね|ねえ|な)?"
+                     # "水加減どれくらいがいいの": an interrogative, then a plain ending in の
+                     r"|(?:どれくらい|どのくらい|どれぐらい|どのぐらい|どう|何|なに|いつ|どこ|どの|どんな|どっち|どちら|いくら|いくつ)"
+                     r"[^、。?？]{0,12}(?:の|なの|んだっけ|だっけ))[。.!！…〜~]*\s*$")
+# "外壁に描くなら、…": a condition before a question names what the creator will do, not what to make
+_JA_CONDITION = LazyRe(r"^[^、。?？]{1,30}(?:なら|たら|れば|ときは|時は|場合は?)[、,]\s*")
 # (not "再出多几个版本" / "多做几张": a few more asked for)
 _ZH_ASKS_AT_END = LazyRe(r"(?:多少|多远|多久|多长|多大|多高|多重|多宽|(?<![多再来做出画加])几|什么|怎么样|哪[里儿个些]?|谁)"
                          r"[\u4e00-\u9fffa-z0-9]{0,8}\s*[。.!！]*\s*$")
@@ -587,10 +592,16 @@ def _open_question(norm: str, lang: str) -> bool:
         return True
     if is_cjk(lang) and _has(L.QUESTION, "habitual", lang, norm) and not _edit_lead(norm, lang):
         return True  # "宣传册一般做三折页还是骑马钉比较好？": what is usually done, whatever verb it names
+    if lang == "ja":
+        norm = _JA_CONDITION.sub("", norm, count=1)
     making = _has(L.GEN, "create_only", lang, norm) and not _has(L.QUESTION, "habitual", lang, norm)
     return not (making or _has(L.GEN, "revise_strong", lang, norm)
                 or _has(L.GEN, "degree", lang, norm) or _edits(norm, lang) or _edit_lead(norm, lang)
                 or _NEW_THING[lang].search(norm))
+
+
+# the creator saying what they do ("我是画壁画的", "我们是开面馆的"): who asks, not a request to draw or open
+_SELF_INTRO = {"zh": LazyRe(r"(?<![^\s，,。.!！~～])(?:我|我们)是[^，,。.!！?？\s]{1,12}的(?=[，,。.!！~～\s]|$)")}
 
 
 # --- classify -------------------------------------------------------------------------------
@@ -618,8 +629,9 @@ def read(text: str) -> Intent:
         return it
     it.style = find_styles(norm, lang)
     it.size, it.constraints = _constraints(norm, lang)
-    mentions = _mentions(norm, lang)
-    create = _has(L.GEN, "create", lang, norm)
+    said = _SELF_INTRO[lang].sub(blank, norm) if lang in _SELF_INTRO else norm  # what is asked, not who asks
+    mentions = _mentions(said, lang)
+    create = _has(L.GEN, "create", lang, said)
     making = create and bool(mentions)
     control = _control(norm, lang)
     if control:
@@ -627,7 +639,7 @@ def read(text: str) -> Intent:
         rest = norm[:m.start()] + " " + norm[m.end():]
         it.subject = extract_subject(_CONTROL_OBJECT.sub(" ", rest), lang, "plain")
     else:
-        _classify_act(it, norm, lang, mentions, create, making)
+        _classify_act(it, said, lang, mentions, create, making)
         made = _file_deliverable(it, create)
         if it.act in ("one_shot", "goal", "revise"):
             _fill_request(it, norm, lang, mentions)
@@ -669,11 +681,16 @@ def _file_deliverable(it: Intent, create: bool) -> str:
 _SENTENCE_END = LazyRe(r"(?<=[.!?。！？])\s*|\n+|\s+[—–-]+\s+")
 
 
+_JA_EXAMPLE_AFTER = LazyRe(r"(?<=[?？])\s*[^?？。]{1,16}(?:とか|など|なんか)[。.]?\s*$")
+
+
 def _asks_ability(norm: str, lang: str) -> bool:
     """Whether Lomo can make a kind of thing, asked by the whole message or by its last sentence after words
     that ask nothing be made ("hi, new here. do you do logos?", "はじめまして。動画も作れますか")."""
     if _has(L.ACTS, "ability", lang, norm):
         return True
+    if lang == "ja":  # "…作れますか？BGMとか": an example after the question is part of it
+        norm = _JA_EXAMPLE_AFTER.sub("", norm)
     sentences = [part for part in _SENTENCE_END.split(norm) if part and part.strip()]
     if len(sentences) < 2 or not _has(L.ACTS, "ability", lang, sentences[-1].strip()):
         return False

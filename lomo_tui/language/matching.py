@@ -92,6 +92,8 @@ def kana_words(title: str) -> set[str]:
 
 # a position's counter ("2枚目", "3本目", "第二个"'s "个目"): where a piece stands in a series, never what it is about
 _POSITION_GRAMS = frozenset({"枚目", "本目", "番目", "个目", "件目", "话目", "回目", "类目", "张目", "曲目"})
+# a character left alone between stop characters that says how, not what ("一张就好", "再试一次", "30秒"): no key
+_WEAK_SINGLES = frozenset("好次秒点下些再又更太很")
 
 
 @lru_cache(maxsize=4096)
@@ -100,7 +102,10 @@ def _cjk_grams(run: str) -> tuple[str, ...]:
     (Chinese) are one word to the matcher, which reads both sides of every comparison the same way."""
     grams: list[str] = []
     for piece in _CJK_SPLIT.split(simplified(run)):
-        grams += [piece] if len(piece) == 1 else [piece[i:i + 2] for i in range(len(piece) - 1)]
+        if len(piece) == 1:
+            grams += [] if piece in _WEAK_SINGLES else [piece]
+        else:
+            grams += [piece[i:i + 2] for i in range(len(piece) - 1)]
     return tuple(g for g in grams if g not in _POSITION_GRAMS)
 
 

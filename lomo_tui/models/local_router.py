@@ -136,6 +136,7 @@ _NEXT_VALUE = cue_table("next_value")  # "次はラベンダー湯": the next of
 _SERIES_NEXT = cue_table("series_next")  # the next piece of a series by its position: "a sixth fern plate"
 _FAILED_BEFORE = cue_table("failed_before")  # the last try did not come out: "радиоролик не вышел, повтори"
 _RETRY = cue_table("retry")  # another try asked for: "ok retry it", "Перезапусти", "再来一次吧"
+_SOUNDTRACK = cue_table("soundtrack")  # the sound of a piece: "звук погромче" (a clip's, when no audio task is in view)
 _NEW_WORD = cue_table("new_word")  # "make a new invitation suite then": not the old one asked again
 _WHOLE_PACKAGE = cue_table("whole_package")  # "need the whole package: entrance art, 4 props and a trailer"
 _RECALL = cue_table("recall")  # older work named by memory: "remember the Moonwell teaser from way back?"
@@ -855,6 +856,10 @@ def route(request: ModelRequest) -> ModelReply:
                 if c.kind == "persistent" and v >= DUPLICATE_ONE_SHOT]
         if dups:
             return _send(dups[0][0]) if len(dups) == 1 else _clarify([c for c, _ in dups], intent, text, lang, tools)
+        again = None if more or _cue(_NEW_WORD, lang, text) else _asked_again(cands, text)  # (not "one more …")
+        if again is not None:
+            return _send(again)  # "Make a specimen poster for Marlow Serif" beside the done "Marlow Serif specimen
+            # poster": that piece again, in its own task (its next version), not a second task of the same name
         return _create(intent, text, lang, "lightweight")
 
     # 5. Anything else points at existing work (the best evidence, else what was just being worked on) —
@@ -1295,6 +1300,26 @@ def _part_of_just_made(cands: list[Candidate], hints: dict[str, Any], words: set
     return just
 
 
+ASKED_AGAIN = 0.85  # the share of a one-shot's title words a request must say to be that one-shot asked again
+
+
+def _asked_again(cands: list[Candidate], text: str) -> Candidate | None:
+    """The one one-shot (made, not failed) whose title the request says all but a word of (at least three words),
+    and says more of than of any other's."""
+    said = set(keywords(text))
+    kinds = _content(text)[0] & DELIVERABLES
+    cover = []
+    for c in cands:
+        title = [w for w in keywords(c.title) if not w.isdigit()]
+        if c.kind == "lightweight" and c.usable and c.status != "failed" and len(title) >= 3 \
+                and kinds <= _content(c.title)[0]:  # (not "道場ロゴ入りのTシャツ": a T-shirt, the logo on it)
+            cover.append((sum(w in said for w in title) / len(title), c))
+    cover.sort(key=lambda x: -x[0])
+    if not cover or cover[0][0] < ASKED_AGAIN or (len(cover) > 1 and cover[1][0] >= cover[0][0]):
+        return None
+    return cover[0][1]
+
+
 def _just_now(cands: list[Candidate], hints: dict[str, Any]) -> Candidate | None:
     """The task the creator was working on a moment ago: the most recent, if active within JUST_NOW."""
     recent = sorted((c for c in cands if c.recency is not None and c.usable), key=lambda c: c.recency)
@@ -1448,6 +1473,11 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
                 and not (just in ranked and just is not close[0] and just.kind_match):  # "4日目の投稿は屋台の紹介に"
             # a moment after the countdown posts: the posts it names, not the stall map that shares "屋台"
             return _send(close[0])  # "the 4th guide illustration…": the guide, not the tasks sharing "illustration"
+        by_title = [c for c in close if words & c.title_words]
+        if len(close) > 1 and len(by_title) == 1 and all(c.distinct <= 0 for c in close) \
+                and (just not in close or by_title[0] is just):  # (not "地図もっとシンプルに" right after the map)
+            return _send(by_title[0])  # "日文那张体验传单…": the flyer its title says, not a poster whose brief
+            # mentions that flyer ("書道体験のチラシとは別に、英語のポスターも一枚")
         kind_named = [c for c in close if c.kind_match]
         if len(close) > 1 and len(kind_named) == 1 and all(c.distinct <= 0 for c in close):
             return _send(kind_named[0])  # "封面第三张放柯基": the one task that makes covers, not one sharing the corgi
@@ -1476,7 +1506,9 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
             return _send(of_kind[0])  # "貼紙再加兩款，其中一款是店貓": more pieces for the one sticker pack in view,
             # whatever they show — not the lookbook worked on a moment ago (but "茶叶包装" is no pet food packaging)
     if media:
-        matching = [c for c in recent if c.media & media]
+        # "звук погромче", «музыку к нему поспокойнее»: a video's sound track too (not "make the song louder")
+        heard = media | ({"video"} if media == {"audio"} and (pronoun or _cue(_SOUNDTRACK, lang, text)) else set())
+        matching = [c for c in recent if c.media & media] or [c for c in recent if c.media & heard]
         if not matching and referring and not overlap and not pronoun:
             return _no_candidate(recent, intent, text, lang, tools)  # nothing in view makes what it names
         recent = matching or recent

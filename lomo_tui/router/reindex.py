@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lomo.router")
 
-MANUAL = "3"  # 2: hiragana names, nouns in -ие keyed twice; 3: CJK folded to simplified, position counters out
+MANUAL = "4"  # 2: hiragana names, nouns in -ие keyed twice; 3: CJK folded to simplified, position counters out;
+# 4: lone CJK characters that say how (好, 次, 秒 …) out
 KEY = "search_text_scheme"
 BATCH = 200  # tasks per write transaction: short transactions, so turns never wait long for the lock
 PROBE = (
