@@ -490,15 +490,14 @@ def _score_kind_phrase(cands: list[Candidate], text: str) -> None:
     """Two words that only one task's title says side by side ("business card", "gift voucher", «каталог посуды»
     beside «Каталог сувениров») name that task more surely than either word alone, which several titles share:
     a generic word, or (in Russian) one more than one title in view has."""
-    titled = [_pairs(c.title) for c in cands]
     shared = {w for w, n in Counter(w for c in cands for w in set(keywords(c.title))).items() if n > 1}
     said = {p for p in _pairs(text) if generic(p[0]) or generic(p[1])
             or (p[0][0] >= "\u0400" and (p[0] in shared or p[1] in shared))}  # (in English that wins too much)
     if not said:
         return
     owners: dict[tuple[str, str], list[Candidate]] = {}
-    for c, pairs in zip(cands, titled):
-        for p in said & pairs:
+    for c in cands:
+        for p in said & _pairs(c.title):
             owners.setdefault(p, []).append(c)
     for holders in owners.values():
         if len(holders) == 1:
@@ -1312,7 +1311,7 @@ def _asked_again(cands: list[Candidate], text: str) -> Candidate | None:
     for c in cands:
         title = [w for w in keywords(c.title) if not w.isdigit()]
         if c.kind == "lightweight" and c.usable and c.status != "failed" and len(title) >= 3 \
-                and kinds <= _content(c.title)[0]:  # (not "道場ロゴ入りのTシャツ": a T-shirt, the logo on it)
+                and kinds <= c.title_words:  # (not "道場ロゴ入りのTシャツ": a T-shirt, the logo on it)
             cover.append((sum(w in said for w in title) / len(title), c))
     cover.sort(key=lambda x: -x[0])
     if not cover or cover[0][0] < ASKED_AGAIN or (len(cover) > 1 and cover[1][0] >= cover[0][0]):
@@ -1452,10 +1451,10 @@ def _recent_target(cands: list[Candidate], media: set[str], hints: dict[str, Any
         # … nor an old task search found only by that value ("the second one needs more plants": no plant shop)
         overlap = [c for c in cands if c.evidence > 0 and (not about or about & c.words)
                    and (c.distinct > 0 or (c.kind_match and c.recency is not None) or not pronoun)
-                   and not (c.recency is None and c.distinct <= 0 and _incidental(c, words, value))
-                   and not (c.recency is None and c.distinct <= 0 and not (c.file_match or c.memory or c.kind_match))]
-        # … nor an old task search found by generic words alone, not even its kind ("透明壳那张产品图": no old
-        # 产品说明书插图; "ロゴ、前のやつ復活させて" is the old logo)
+                   and not (c.recency is None and c.distinct <= 0 and (
+                       _incidental(c, words, value) or not (c.file_match or c.memory or c.kind_match)))]
+        # … nor one search found by generic words alone, not even its kind ("透明壳那张产品图": no old 产品说明书插图;
+        # "ロゴ、前のやつ復活させて" is the old logo)
         just = _just_now(cands, hints)
         if overlap and just is not None and just not in overlap and all(c.distinct <= 0 for c in overlap) and (
                 _cue(_PRONOUN_OBJECT, lang, text) or all(_incidental(c, words, value) for c in overlap)):

@@ -5,7 +5,7 @@ A message goes straight to a task when it
 - names a workspace object (as the creator would type it: "poster_1.png", "posters/jazz_1.png") that
   exactly one task is bound to, or
 - says one recently active task's whole title, word for word, in a message that works on it (not a question,
-  not a request for new work: "輪島塗 商品カタログ、表紙も作って", "Видео с заплыва — продолжай"), or
+  not a request for new work: "輪島塗 商品カタログ、写真をもう少し明るく", "Видео с заплыва — продолжай"), or
 - is a near-repeat of a message whose target the creator chose on a clarify card (route memory).
 
 A target that is archived, stopped or failed is never chosen silently: the message then goes to the
@@ -149,8 +149,10 @@ async def task_row(conn: AsyncConnection, task_id: str) -> Any:
 def _says_title(norm: str, title: str) -> bool:
     """Does NORM (a message, as the matchers read it) say TITLE whole, as words of its own?"""
     said = matchable(title).strip()
+    if len(said) < TITLE_MIN_CHARS or said not in norm:  # (most titles: not said at all, nothing more to read)
+        return False
     words = keywords(said)
-    if len(said) < TITLE_MIN_CHARS or len(words) < 2 or all(is_generic(w) for w in words):
+    if len(words) < 2 or all(is_generic(w) for w in words):
         return False
     start = r"(?<!\w)" if _spaced(said[0]) else ""
     end = r"(?!\w)" if _spaced(said[-1]) else ""
